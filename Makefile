@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# wbsync: bounded sync(2) for Linux 6.12 -- patches, module, selftests, lab.
+#
+#   make demo     build vanilla + patched kernels, boot both, compare sync times
+#   make check    the tests (closing line: "N passed, N failed, N skipped")
+#   make deps     install the Debian packages the lab needs
+#   make kernels  build (or reuse) both kernels; WBSYNC_VARIANT=debug for lockdep/KASAN
+#   make module KDIR=...  build wbsync.ko against a kernel build or headers
+#   make clean    remove output/ and module objects (the kernel cache stays)
+#   make distclean  also remove the kernel cache ($(WBSYNC_CACHE))
+#
+# Kernel trees and builds are cached in WBSYNC_CACHE (default /var/cache/wbsync).
+
+WBSYNC_CACHE ?= /var/cache/wbsync
+export WBSYNC_CACHE WBSYNC_VARIANT
+
+.PHONY: all demo check deps kernels module clean distclean
+
+all: check
+
+demo:
+	scripts/demo.sh $(DEMO_ARGS)
+
+check:
+	scripts/check.sh
+
+deps:
+	scripts/deps.sh
+
+kernels: deps
+	scripts/build-kernel.sh vanilla
+	scripts/build-kernel.sh patched
+
+module:
+	$(if $(KDIR),,$(error set KDIR to a kernel build or headers directory))
+	$(MAKE) -C $(KDIR) M=$(CURDIR)
+
+clean:
+	rm -rf output
+	$(RM) module/*.o module/*.ko module/*.mod module/*.mod.c module/.*.cmd \
+		module/modules.order .*.cmd modules.order Module.symvers
+
+distclean: clean
+	rm -rf $(WBSYNC_CACHE)

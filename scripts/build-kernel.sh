@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# build-kernel.sh vanilla|patched
+#
+# Configure and build a guest kernel (vmlinux, plus what out-of-tree
+# "make M=" module builds need) and print its build directory.  Builds are
+# cached in $WBSYNC_CACHE/builds, keyed by a hash of the base version, the
+# series, the config fragments and $WBSYNC_VARIANT (default|debug), so an
+# unchanged input never rebuilds and a changed one always does.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+# Bump when the way a build is made changes, to invalidate old builds.
+RECIPE=1
+
+case "${1:-}" in
+vanilla) tree=$("$WBSYNC_TOP/scripts/prepare-tree.sh" --vanilla) ;;
+patched) tree=$("$WBSYNC_TOP/scripts/prepare-tree.sh") ;;
+*) die "usage: build-kernel.sh vanilla|patched" ;;
+esac
+
+frags=("$WBSYNC_TOP/kconfig/base.config" "$WBSYNC_TOP/selftests/config")
+case "$WBSYNC_VARIANT" in
+default) ;;
+debug) frags+=("$WBSYNC_TOP/kconfig/debug.config") ;;
+*) die "unknown WBSYNC_VARIANT '$WBSYNC_VARIANT' (default or debug)" ;;
+esac
+
+applied=()
+[ -f "$tree/.wbsync-applied" ] && mapfile -t applied <"$tree/.wbsync-applied"
+key=$({
+	echo "recipe $RECIPE variant $WBSYNC_VARIANT"
+	base_version
+	gcc --version | head -n1
+	git -C "$tree" rev-parse HEAD^{tree}
+	cat "${frags[@]}"
+} | sha256sum | cut -c1-16)
+out=$WBSYNC_CACHE/builds/$1-$WBSYNC_VARIANT-$key
+
+mkdir -p "$WBSYNC_CACHE/builds"
+exec 9>"$out.lock"
+flock 9
+if [ -e "$out/.wbsync-built" ]; then
+	log "$1 ($WBSYNC_VARIANT, ${#applied[@]} patches): cached $out"
+	echo "$out"
+	exit 0
+fi
+
+rm -rf "$out"
+mkdir -p "$out"
+log "$1 ($WBSYNC_VARIANT, ${#applied[@]} patches): building in $out"
+start=$SECONDS
+# Depend mode: no extra preprocessor run on a miss; base dir: the patched
+# tree (another path) hits the vanilla objects of every untouched file.
+export CCACHE_DIR=$WBSYNC_CACHE/ccache CCACHE_BASEDIR=$WBSYNC_CACHE CCACHE_NOHASHDIR=1 CCACHE_DEPEND=1
+kmake=(make -C "$tree" O="$out" ARCH=x86_64 -j"$WBSYNC_JOBS")
+command -v ccache >/dev/null && kmake+=(CC="ccache gcc")
+
+{
+	"${kmake[@]}" allnoconfig
+	"$tree/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${frags[@]}"
+	"${kmake[@]}" olddefconfig
+} >"$out/config.log" 2>&1 || { tail -n 30 "$out/config.log"; die "configuring $1 failed"; }
+
+# merge_config.sh only warns about options Kconfig dropped (a missing
+# dependency); a test that silently lacks its option is worse than a
+# failed build.
+missing=$(grep -h -E '^CONFIG_[A-Z0-9_]+=' "${frags[@]}" | while read -r opt; do
+	grep -qx -F "$opt" "$out/.config" || echo "$opt"
+done)
+[ -z "$missing" ] || die "config fragments not satisfied in $out/.config:" $missing
+
+if ! "${kmake[@]}" vmlinux modules >"$out/build.log" 2>&1; then
+	grep -E 'error|Error' "$out/build.log" | head -n 20 >&2
+	die "building $1 failed (log: $out/build.log)"
+fi
+echo "$((SECONDS - start))" >"$out/.build-seconds"
+echo "$tree" >"$out/.wbsync-built"
+log "$1 built in $((SECONDS - start)) s"
+echo "$out"

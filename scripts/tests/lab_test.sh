@@ -1,0 +1,131 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Tests of the lab itself (KTAP): the console scanner on fixture logs, the
+# TAP summary, prepare-tree.sh's handling of a series, and vm-run's exit
+# status, timeout and bad-input handling.
+#
+# Needs KSRC (a tree from prepare-tree.sh, for ktap_helpers.sh) and
+# KERNEL (a build directory from build-kernel.sh).
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh"
+fixtures=$top/scripts/tests/fixtures
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# No QEMU process of ours may outlive vm-run.
+no_qemu_left()
+{
+	! pgrep -f "qemu-system.*$tmp" >/dev/null
+}
+
+# expect_error DESCRIPTION PATTERN CMD...: CMD fails with a one-line error
+# that matches PATTERN, and leaves no QEMU behind.
+expect_error()
+{
+	local desc=$1 pattern=$2 rc
+	shift 2
+	"$@" >"$tmp/stdout" 2>"$tmp/stderr"
+	rc=$?
+	if [ $rc != 0 ] && [ "$(wc -l <"$tmp/stderr")" = 1 ] &&
+	   grep -q -- "$pattern" "$tmp/stderr" && no_qemu_left; then
+		ktap_test_pass "$desc"
+	else
+		ktap_print_msg "exit $rc, stderr: $(cat "$tmp/stderr")"
+		ktap_test_fail "$desc"
+	fi
+}
+
+vm=("$top/scripts/vm-run" --kernel "$KERNEL" --quiet)
+
+ktap_print_header
+ktap_set_plan 18
+
+# Console scanner.
+ktap_test_result "scan-console passes a clean log" \
+	"$top/scripts/scan-console" "$fixtures/clean.log"
+for f in warning kasan lockdep hung-task kmemleak oops; do
+	"$top/scripts/scan-console" "$fixtures/$f.log" >"$tmp/report"
+	rc=$?
+	if [ $rc = 1 ] && grep -q 'kernel report 1' "$tmp/report"; then
+		ktap_test_pass "scan-console reports $f"
+	else
+		ktap_test_fail "scan-console reports $f (exit $rc)"
+	fi
+done
+
+# TAP summary: a result a plan promised but never came is a failure.
+printf 'TAP version 13\n1..3\nok 1 a\nok 2 b # SKIP no disk\n' >"$tmp/short.tap"
+"$top/scripts/tap-summary" "$tmp/short.tap" >"$tmp/sum"
+if [ $? = 1 ] && grep -qx '1 passed, 1 failed, 1 skipped' "$tmp/sum"; then
+	ktap_test_pass "tap-summary counts missing results as failed"
+else
+	ktap_test_fail "tap-summary counts missing results as failed"
+fi
+
+# Series handling: an empty series is the base tree; a patch that does not
+# apply is named with the failing hunk.
+mkdir -p "$tmp/empty" "$tmp/bad"
+base=$(WBSYNC_SERIES=$tmp/empty "$top/scripts/prepare-tree.sh" 2>/dev/null)
+if [ -n "$base" ] && [ "$(git -C "$base" rev-parse HEAD)" = "$(git -C "$base" rev-parse base)" ]; then
+	ktap_test_pass "an empty series gives the base tree"
+else
+	ktap_test_fail "an empty series gives the base tree"
+fi
+cat >"$tmp/bad/0001-bad.patch" <<'PATCH'
+From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001
+From: Nobody <nobody@example.com>
+Subject: [PATCH] does not apply
+
+---
+diff --git a/fs/sync.c b/fs/sync.c
+--- a/fs/sync.c
++++ b/fs/sync.c
+@@ -1,3 +1,3 @@
+-this line is not in fs/sync.c
++neither is this one
+ nor this
+ nor that
+PATCH
+WBSYNC_SERIES=$tmp/bad "$top/scripts/prepare-tree.sh" >/dev/null 2>"$tmp/stderr"
+rc=$?
+if [ $rc != 0 ] && grep -q '0001-bad.patch does not apply.*fs/sync.c' "$tmp/stderr"; then
+	ktap_test_pass "a series that does not apply names the patch and hunk"
+else
+	ktap_print_msg "exit $rc: $(cat "$tmp/stderr")"
+	ktap_test_fail "a series that does not apply names the patch and hunk"
+fi
+
+# vm-run: bad input is refused before QEMU starts.
+expect_error "vm-run refuses an unknown disk profile" "unknown disk profile" \
+	"${vm[@]}" --out "$tmp/o" --disks 1 --profile floppy -- true
+expect_error "vm-run refuses a missing kernel" "does not exist" \
+	"$top/scripts/vm-run" --kernel "$tmp/no-such-kernel" --out "$tmp/o" -- true
+expect_error "vm-run refuses --disks 0" "from 1 to" \
+	"${vm[@]}" --out "$tmp/o" --disks 0 -- true
+expect_error "vm-run refuses too many disks" "from 1 to" \
+	"${vm[@]}" --out "$tmp/o" --disks 99 -- true
+expect_error "vm-run refuses a command that does not exist" "not found" \
+	"${vm[@]}" --out "$tmp/o" -- no-such-command-wbsync
+
+# vm-run: the guest command's exit status is the run's exit status.
+"${vm[@]}" --out "$tmp/o" -- sh -c 'exit 3' >/dev/null 2>&1
+rc=$?
+if [ $rc = 3 ] && no_qemu_left; then
+	ktap_test_pass "vm-run returns the guest command's exit status"
+else
+	ktap_test_fail "vm-run returns the guest command's exit status (got $rc)"
+fi
+
+# vm-run: a hung guest is killed at the timeout, with a message.
+"${vm[@]}" --out "$tmp/o" --timeout 20 -- sleep 600 >/dev/null 2>"$tmp/stderr"
+rc=$?
+if [ $rc = 124 ] && grep -q 'timed out after 20 s' "$tmp/stderr" && no_qemu_left; then
+	ktap_test_pass "vm-run kills a hung guest at the timeout"
+else
+	ktap_print_msg "exit $rc: $(cat "$tmp/stderr")"
+	ktap_test_fail "vm-run kills a hung guest at the timeout"
+fi
+
+ktap_finished
