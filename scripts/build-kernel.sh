@@ -1,30 +1,36 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# build-kernel.sh vanilla|patched
+# build-kernel.sh [--config-only] vanilla|patched
 #
 # Configure and build a guest kernel (vmlinux, plus what out-of-tree
 # "make M=" module builds need) and print its build directory.  Builds are
 # cached in $WBSYNC_CACHE/builds, keyed by a hash of the base version, the
 # series, the config fragments and $WBSYNC_VARIANT (default|debug), so an
 # unchanged input never rebuilds and a changed one always does.
+# --config-only stops after checking the configuration.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 # Bump when the way a build is made changes, to invalidate old builds.
 RECIPE=1
 
-case "${1:-}" in
-vanilla) tree=$("$WBSYNC_TOP/scripts/prepare-tree.sh" --vanilla) ;;
-patched) tree=$("$WBSYNC_TOP/scripts/prepare-tree.sh") ;;
-*) die "usage: build-kernel.sh vanilla|patched" ;;
-esac
-
 frags=("$WBSYNC_TOP/kconfig/base.config" "$WBSYNC_TOP/selftests/config")
 case "$WBSYNC_VARIANT" in
 default) ;;
 debug) frags+=("$WBSYNC_TOP/kconfig/debug.config") ;;
 *) die "unknown WBSYNC_VARIANT '$WBSYNC_VARIANT' (default or debug)" ;;
+esac
+
+config_only=0
+if [ "${1:-}" = --config-only ]; then
+	config_only=1
+	shift
+fi
+case "${1:-}" in
+vanilla) tree=$("$WBSYNC_TOP/scripts/prepare-tree.sh" --vanilla) ;;
+patched) tree=$("$WBSYNC_TOP/scripts/prepare-tree.sh") ;;
+*) die "usage: build-kernel.sh [--config-only] vanilla|patched" ;;
 esac
 
 applied=()
@@ -49,7 +55,11 @@ fi
 
 rm -rf "$out"
 mkdir -p "$out"
-log "$1 ($WBSYNC_VARIANT, ${#applied[@]} patches): building in $out"
+if [ "$config_only" = 1 ]; then
+	log "$1 ($WBSYNC_VARIANT, ${#applied[@]} patches): configuring in $out"
+else
+	log "$1 ($WBSYNC_VARIANT, ${#applied[@]} patches): building in $out"
+fi
 start=$SECONDS
 # Depend mode: no extra preprocessor run on a miss; base dir: the patched
 # tree (another path) hits the vanilla objects of every untouched file.
@@ -70,12 +80,21 @@ missing=$(grep -h -E '^CONFIG_[A-Z0-9_]+=' "${frags[@]}" | while read -r opt; do
 	grep -qx -F "$opt" "$out/.config" || echo "$opt"
 done)
 [ -z "$missing" ] || die "config fragments not satisfied in $out/.config:" $missing
+if [ "$config_only" = 1 ]; then
+	log "$1 ($WBSYNC_VARIANT): configuration is complete"
+	rm -rf "$out"
+	exit 0
+fi
 
 if ! "${kmake[@]}" vmlinux modules >"$out/build.log" 2>&1; then
 	grep -E 'error|Error' "$out/build.log" | head -n 20 >&2
 	die "building $1 failed (log: $out/build.log)"
 fi
 echo "$((SECONDS - start))" >"$out/.build-seconds"
-echo "$tree" >"$out/.wbsync-built"
+{
+	echo "base: Debian $(base_package) $(base_version)"
+	echo "tree: $tree"
+	[ ${#applied[@]} = 0 ] || printf 'patch: %s\n' "${applied[@]}"
+} >"$out/.wbsync-built"
 log "$1 built in $((SECONDS - start)) s"
 echo "$out"

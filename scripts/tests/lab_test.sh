@@ -40,7 +40,7 @@ expect_error()
 vm=("$top/scripts/vm-run" --kernel "$KERNEL" --quiet)
 
 ktap_print_header
-ktap_set_plan 18
+ktap_set_plan 19
 
 # Console scanner.
 ktap_test_result "scan-console passes a clean log" \
@@ -97,6 +97,17 @@ else
 	ktap_test_fail "a series that does not apply names the patch and hunk"
 fi
 
+# Configs: the debug variant's options (lockdep, KASAN, kmemleak) all
+# survive olddefconfig; an unknown variant is refused.
+if WBSYNC_VARIANT=debug "$top/scripts/build-kernel.sh" --config-only vanilla 2>"$tmp/stderr"; then
+	ktap_test_pass "the debug variant's config is complete"
+else
+	ktap_print_msg "$(cat "$tmp/stderr")"
+	ktap_test_fail "the debug variant's config is complete"
+fi
+expect_error "build-kernel.sh refuses an unknown variant" "unknown WBSYNC_VARIANT" \
+	env WBSYNC_VARIANT=fast "$top/scripts/build-kernel.sh" vanilla
+
 # vm-run: bad input is refused before QEMU starts.
 expect_error "vm-run refuses an unknown disk profile" "unknown disk profile" \
 	"${vm[@]}" --out "$tmp/o" --disks 1 --profile floppy -- true
@@ -109,8 +120,9 @@ expect_error "vm-run refuses too many disks" "from 1 to" \
 expect_error "vm-run refuses a command that does not exist" "not found" \
 	"${vm[@]}" --out "$tmp/o" -- no-such-command-wbsync
 
-# vm-run: the guest command's exit status is the run's exit status.
-"${vm[@]}" --out "$tmp/o" -- sh -c 'exit 3' >/dev/null 2>&1
+# vm-run: the guest command's exit status is the run's exit status, and
+# the command runs in the caller's directory even below the guest's tmpfs.
+(cd "$tmp" && "${vm[@]}" --out "$tmp/o" -- sh -c "[ \"\$PWD\" = '$tmp' ] && exit 3") >/dev/null 2>&1
 rc=$?
 if [ $rc = 3 ] && no_qemu_left; then
 	ktap_test_pass "vm-run returns the guest command's exit status"
