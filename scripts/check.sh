@@ -52,6 +52,7 @@ for k in vanilla patched; do
 	fi
 done
 
+mkdir -p "$WBSYNC_TOP/output/selftests"
 if make -C "$WBSYNC_TOP/selftests" KSRC="$ksrc" OUTPUT="$WBSYNC_TOP/output/selftests" \
 	>"$out/selftests-build.log" 2>&1; then
 	result ok "selftests build"
