@@ -43,7 +43,7 @@ for ((r = 1; r <= runs; r++)); do
 			die "$k guest failed (console: $out/$k-$r/console.log)"
 		s=$(sed -n 's/^sync_seconds=//p' "$out/$k-$r/output")
 		[ -n "$s" ] || die "no sync time in $out/$k-$r/output"
-		times[$k]+=" $s"
+		times[$k]+=" $(printf '%.2f' "$s")"
 	done
 done
 
