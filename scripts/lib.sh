@@ -41,13 +41,15 @@ base_version()
 		die "$(base_package) is not installed (run: make deps)"
 }
 
-# The patch series, in the order git am applies it.
+# The patch series, in the order git am applies it (the cover letter of
+# git format-patch carries no diff).
 series_files()
 {
 	local dir=${WBSYNC_SERIES:-$WBSYNC_TOP/patches}
 
 	[ -d "$dir" ] || die "patch directory $dir does not exist"
-	find "$dir" -maxdepth 1 -name '[0-9]*.patch' | LC_ALL=C sort
+	find "$dir" -maxdepth 1 -name '[0-9]*.patch' ! -name '0000-cover-letter.patch' |
+		LC_ALL=C sort
 }
 
 # Content hash of a list of files given on stdin (names do not matter,

@@ -64,14 +64,15 @@ else
 	ktap_test_fail "tap-summary counts missing results as failed"
 fi
 
-# Series handling: an empty series is the base tree; a patch that does not
-# apply is named with the failing hunk.
+# Series handling: a series of only a cover letter is the base tree; a
+# patch that does not apply is named with the failing hunk.
 mkdir -p "$tmp/empty" "$tmp/bad"
+printf 'Subject: [PATCH 0/0] cover\n\n*** BLURB HERE ***\n' >"$tmp/empty/0000-cover-letter.patch"
 base=$(WBSYNC_SERIES=$tmp/empty "$top/scripts/prepare-tree.sh" 2>/dev/null)
 if [ -n "$base" ] && [ "$(git -C "$base" rev-parse HEAD)" = "$(git -C "$base" rev-parse base)" ]; then
-	ktap_test_pass "an empty series gives the base tree"
+	ktap_test_pass "an empty series (cover letter only) gives the base tree"
 else
-	ktap_test_fail "an empty series gives the base tree"
+	ktap_test_fail "an empty series (cover letter only) gives the base tree"
 fi
 cat >"$tmp/bad/0001-bad.patch" <<'PATCH'
 From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001

@@ -1,0 +1,457 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# integrity_test.sh crash|verify|flakey [options]
+#
+# wbsync integrity test: every file closed before sync(2) (or syncfs(2))
+# started must survive a crash that happens right after the sync returns.
+# It runs in a wbsync guest (scripts/vm-run); run_integrity.sh drives it.
+#
+# A second process keeps writing to another filesystem during the sync.
+# wbsync_fault.ko skips the WB_SYNC_NONE flusher kick of sync(2), so
+# everything has to be written by the WB_SYNC_ALL passes, and periodic and
+# background writeback are off.  Whether a file survives therefore depends
+# only on what the sync writes, not on timing.
+#
+# crash   Boot 1, shared bdi: the first disk of $WBSYNC_DISKS gets two
+#         partitions with ext4 on each.  fs1 and fs2 share the disk's bdi.
+#         The fs1 writers start, the fs2 writers write their files and stop,
+#         and wbsync_integrity calls sync with the fs1 writers still running.
+#         It records the files and the sync start time in --record, then
+#         crashes the guest with sysrq-b as soon as the sync returns.
+# verify  Boot 2, on the same disk (vm-run --keep-disks): mount both
+#         filesystems, check every recorded file, fsck.
+# flakey  One boot, separate bdis: fs1 and fs2 on dm-flakey over the first
+#         two disks.  When the sync returns the tables are switched to
+#         drop_writes, then the writers stop, both filesystems are unmounted
+#         (the writes are lost), the tables are restored, and the same checks
+#         run.
+#
+# Modes (--mode): sync (sync(2), fs2 files created), syncfs (syncfs(2) on
+# fs2), overwrite (sync(2), the fs2 files are created and made durable
+# first, then rewritten in place with a new generation before the sync).
+# --inflight rewrites each fs2 file once more while the writeback of the
+# previous generation may be in flight.  nosync is the control: no sync at
+# all, and no fs2 file may survive; one that does was written back by
+# something else than the sync, which would make the other modes moot.
+set -u
+
+usage()
+{
+	cat >&2 <<USAGE
+usage: integrity_test.sh crash|verify|flakey [options]
+  --mode M         sync, syncfs, overwrite or nosync (default sync)
+  --record FILE    record of boot 1 (default \$WBSYNC_OUT/record)
+  --files N        fs2 files (default 1000)
+  --writers1 N     fs1 writers, running through the sync (default 4)
+  --writers2 N     fs2 writers, stopped before the sync (default 2)
+  --size1 BYTES    fs1 file size (default 65536)
+  --size2 BYTES    fs2 file size (default 16384)
+  --budget MIB     fs1 data written before the fs2 writers start (default 64)
+  --pace-us US     pause of an fs1 writer per file after that (default 2000)
+  --inflight       rewrite the fs2 files while their writeback runs
+  --no-fault       do not load wbsync_fault.ko: sync(2) kicks the flushers
+  --trace          crash: trace the writeback works and queue_io of the sync
+                   into \$WBSYNC_OUT/trace (delays the crash by the dump)
+  --helper PATH    wbsync_integrity (default: next to this script)
+  --module PATH    wbsync_fault.ko (default: next to this script)
+USAGE
+	exit 2
+}
+
+die()
+{
+	echo "integrity_test.sh: $*" >&2
+	exit 2
+}
+
+here=$(cd "$(dirname "$0")" && pwd)
+self=$here/$(basename "$0")
+phase=${1:-}
+[ $# -gt 0 ] && shift
+
+export DM_DISABLE_UDEV=1
+FLAKEY_ALLOW="0 180 0"
+FLAKEY_DROP="0 0 180 1 drop_writes"
+
+# Switch both dm-flakey tables (called by wbsync_integrity -a after the sync).
+flakey_table()
+{
+	local name table
+
+	for name in wbsync-fs1 wbsync-fs2; do
+		table="0 $(blockdev --getsz "/dev/mapper/$name") flakey"
+		table+=" $(cat "/run/wbsync-integrity/$name.dev") $1"
+		dmsetup suspend --nolockfs "$name" &&
+			dmsetup load "$name" --table "$table" &&
+			dmsetup resume "$name" || return 1
+	done
+}
+
+case "$phase" in
+crash|verify|flakey) ;;
+drop-writes) flakey_table "$FLAKEY_DROP"; exit ;;
+-h|--help) usage ;;
+*) die "unknown phase '$phase' (crash, verify, flakey)" ;;
+esac
+
+mode=sync record=${WBSYNC_OUT:+$WBSYNC_OUT/record} fault=1 trace=0
+helper=$here/wbsync_integrity module=$here/wbsync_fault.ko
+hopts=()
+need_arg() { [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs an argument"; }
+need_num() { [[ "$2" =~ ^[0-9]+$ ]] || die "$1 needs a number, not '$2'"; }
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--mode) need_arg "$@"; mode=$2; shift 2 ;;
+	--record) need_arg "$@"; record=$2; shift 2 ;;
+	--files) need_num "$@"; hopts+=(-n "$2"); shift 2 ;;
+	--writers1) need_num "$@"; hopts+=(-w "$2"); shift 2 ;;
+	--writers2) need_num "$@"; hopts+=(-W "$2"); shift 2 ;;
+	--size1) need_num "$@"; hopts+=(-S "$2"); shift 2 ;;
+	--size2) need_num "$@"; hopts+=(-s "$2"); shift 2 ;;
+	--budget) need_num "$@"; hopts+=(-b "$2"); shift 2 ;;
+	--pace-us) need_num "$@"; hopts+=(-p "$2"); shift 2 ;;
+	--inflight) hopts+=(-k); shift ;;
+	--no-fault) fault=0; shift ;;
+	--trace) trace=1; shift ;;
+	--helper) need_arg "$@"; helper=$2; shift 2 ;;
+	--module) need_arg "$@"; module=$2; shift 2 ;;
+	-h|--help) usage ;;
+	*) die "unknown option '$1' (see --help)" ;;
+	esac
+done
+case "$mode" in sync|syncfs|overwrite|nosync) ;; *) die "unknown mode '$mode'" ;; esac
+[ -n "$record" ] || die "no --record and no \$WBSYNC_OUT (run me in a wbsync guest)"
+[ -x "$helper" ] || die "helper '$helper' is missing (make wbsync_integrity)"
+[ "$fault" = 0 ] || [ "$phase" = verify ] || [ -f "$module" ] ||
+	die "module '$module' is missing (make -C KERNEL_BUILD M=.../fault)"
+
+ktap=
+for f in "$here/kselftest/ktap_helpers.sh" "$here/../kselftest/ktap_helpers.sh" \
+	"${KSRC:-/nonexistent}/tools/testing/selftests/kselftest/ktap_helpers.sh" \
+	/var/cache/wbsync/src/linux-*/tools/testing/selftests/kselftest/ktap_helpers.sh; do
+	[ -f "$f" ] && { ktap=$f; break; }
+done
+[ -n "$ktap" ] || die "ktap_helpers.sh not found (set KSRC to a kernel tree)"
+# shellcheck source=/dev/null
+. "$ktap"
+
+read -r -a disks <<<"${WBSYNC_DISKS:-}"
+mnt1=/mnt/wbsync-fs1 mnt2=/mnt/wbsync-fs2
+if [ "$phase" = flakey ]; then
+	dev1=/dev/mapper/wbsync-fs1 dev2=/dev/mapper/wbsync-fs2
+else
+	disk=${disks[0]:-/dev/vda}
+	dev1=${disk}1 dev2=${disk}2
+fi
+fsck_out=/run/wbsync-integrity
+
+cleanup()
+{
+	local m
+
+	for m in "$mnt2" "$mnt1"; do
+		mountpoint -q "$m" && umount "$m"
+	done
+	if [ "$phase" = flakey ]; then
+		dmsetup remove wbsync-fs2 2>/dev/null
+		dmsetup remove wbsync-fs1 2>/dev/null
+	fi
+	return 0
+}
+trap cleanup EXIT
+
+# Boot 1 and flakey: make the filesystems.
+
+test_partition()
+{
+	[ -b "$disk" ] || { ktap_print_msg "no disk (WBSYNC_DISKS='${WBSYNC_DISKS:-}')"; return 1; }
+	printf 'label: dos\n,%s\n,\n' "$(($(blockdev --getsz "$disk") / 2))" |
+		sfdisk -q "$disk" >/dev/null || return 1
+	blockdev --rereadpt "$disk" 2>/dev/null
+	[ -b "$dev1" ] && [ -b "$dev2" ]
+}
+
+test_flakey_devices()
+{
+	local i name dev
+
+	[ "${#disks[@]}" -ge 2 ] || { ktap_print_msg "need 2 disks, have ${#disks[@]}"; return 1; }
+	for i in 0 1; do
+		name=wbsync-fs$((i + 1)) dev=${disks[i]}
+		echo "$dev" >"/run/wbsync-integrity/$name.dev"
+		dmsetup create "$name" --table \
+			"0 $(blockdev --getsz "$dev") flakey $dev $FLAKEY_ALLOW" || return 1
+	done
+	[ -b "$dev1" ] && [ -b "$dev2" ]
+}
+
+test_mkfs()
+{
+	local dev
+
+	for dev in "$dev1" "$dev2"; do
+		# No lazy init: ext4lazyinit would write in the background.
+		mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$dev" ||
+			return 1
+	done
+}
+
+# fs1 is mounted first: iterate_supers() reaches it first, as in the
+# reported cross-superblock loss.
+mount_both()
+{
+	mkdir -p "$mnt1" "$mnt2" &&
+		mount -t ext4 "$dev1" "$mnt1" &&
+		mount -t ext4 "$dev2" "$mnt2"
+}
+
+test_mount()
+{
+	mount_both
+}
+
+test_prepare()
+{
+	"$helper" prepare -2 "$mnt2" "${hopts[@]}"
+}
+
+test_sysctl()
+{
+	# No background writeback, no periodic writeback, nothing expires.
+	sysctl -q -w vm.dirty_bytes=$((8 << 30)) \
+		vm.dirty_background_bytes=$((4 << 30)) \
+		vm.dirty_writeback_centisecs=0 \
+		vm.dirty_expire_centisecs=8640000 \
+		vm.laptop_mode=0
+}
+
+param()
+{
+	cat "/sys/module/wbsync_fault/parameters/$1"
+}
+
+# Without its symbol, the module must refuse to load, with one log line.
+fault_log_lines()
+{
+	dmesg | grep -v 'taints kernel' | grep -c 'wbsync_fault: '
+}
+
+test_fault_no_symbol()
+{
+	local before
+
+	before=$(fault_log_lines)
+	insmod "$module" symbol=wbsync_no_such_symbol 2>/dev/null && return 1
+	ktap_print_msg "$(dmesg | grep 'wbsync_fault: ' | tail -n 1)"
+	[ "$(fault_log_lines)" = $((before + 1)) ] &&
+		! grep -q '^wbsync_fault ' /proc/modules
+}
+
+test_fault_load()
+{
+	insmod "$module" skip_sync_kick=1 && [ "$(param skip_sync_kick)" = Y ]
+}
+
+# Prove that the fault is armed: one sync(2), one skipped kick.
+test_fault_skips_kick()
+{
+	local calls skipped
+
+	calls=$(param calls) skipped=$(param skipped)
+	sync
+	ktap_print_msg "sync(2): $(($(param calls) - calls)) kick(s), $(($(param skipped) - skipped)) skipped"
+	[ "$(($(param calls) - calls))" = 1 ] && [ "$(($(param skipped) - skipped))" = 1 ]
+}
+
+# Boot 2 and flakey: check.
+
+record_value()
+{
+	awk -v k="$1" '$1 == k { $1 = ""; print substr($0, 2) }' "$record"
+}
+
+test_record()
+{
+	local line
+
+	grep -qx sync_done "$record" || { ktap_print_msg "$record: the sync did not complete"; return 1; }
+	line=$(grep '^files ' "$record")
+	ktap_print_msg "$(grep '^mode ' "$record"), ${line#files }, $(awk '/^sync_ns/ { printf "sync took %.3f s", $2 / 1e9 }' "$record")"
+	ktap_print_msg "before: $(record_value meminfo_before), after: $(record_value meminfo_after)"
+	# With wbsync_fault loaded, sync(2) ran with its flusher kick skipped.
+	[ "$mode" = sync ] || [ "$mode" = overwrite ] || return 0
+	awk '$1 == "kick_skipped" { exit !($2 == -1 || $3 - $2 == 1) }' "$record" ||
+		{ ktap_print_msg "the flusher kick of the sync was not skipped: $(grep ^kick_skipped "$record")"; return 1; }
+	grep -q '^kick_skipped -1' "$record" && ktap_print_msg "wbsync_fault was not loaded: the sync kicked the flushers"
+	return 0
+}
+
+test_mount_after_crash()
+{
+	mount_both
+}
+
+test_fs2_durable()
+{
+	"$helper" verify -o "$record" -1 "$mnt1" -2 "$mnt2" -f 2
+}
+
+# The nosync control: if an fs2 file survives, something other than the
+# sync wrote it back, and the other modes prove nothing.
+test_fs2_lost()
+{
+	"$helper" verify -o "$record" -1 "$mnt1" -2 "$mnt2" -f 2 -x
+}
+
+test_fs1_durable()
+{
+	"$helper" verify -o "$record" -1 "$mnt1" -2 "$mnt2" -f 1
+}
+
+test_umount()
+{
+	umount "$mnt2" && umount "$mnt1"
+}
+
+fsck_dev()
+{
+	e2fsck -f -n "$1" >"$fsck_out/fsck.log" 2>&1 ||
+		{ sed 's/^/# /' "$fsck_out/fsck.log"; return 1; }
+}
+
+test_fsck_fs1()
+{
+	fsck_dev "$dev1"
+}
+
+test_fsck_fs2()
+{
+	fsck_dev "$dev2"
+}
+
+# flakey only.
+
+test_sync_then_drop_writes()
+{
+	"$helper" crash -m "$mode" -o "$record" -1 "$mnt1" -2 "$mnt2" \
+		-a "$self drop-writes" "${hopts[@]}"
+}
+
+test_unmount_dropped()
+{
+	test_umount
+}
+
+test_restore_tables()
+{
+	flakey_table "$FLAKEY_ALLOW" && echo 3 >/proc/sys/vm/drop_caches
+}
+
+# --trace: which inodes each pass of the sync queued.  The dump runs
+# between the sync and the crash (wbsync_integrity -t).
+start_trace()
+{
+	local t=/sys/kernel/tracing e
+
+	echo 0 >"$t/tracing_on" && echo >"$t/trace" && echo 16384 >"$t/buffer_size_kb" || return 1
+	for e in writeback_start writeback_queue_io writeback_written; do
+		echo 1 >"$t/events/writeback/$e/enable" || return 1
+	done
+	echo 1 >"$t/tracing_on"
+	hopts+=(-t "echo 0 >$t/tracing_on; cat $t/trace >$1")
+}
+
+# What the mode calls.
+call()
+{
+	case "$mode" in
+	nosync) echo "no sync" ;;
+	syncfs) echo "syncfs(2) on fs2" ;;
+	*) echo "sync(2)" ;;
+	esac
+}
+
+run()
+{
+	ktap_test_result "$1" "test_$2"
+}
+
+run_setup()
+{
+	if [ "$mode" = overwrite ]; then
+		run "prepare: fs2 files created and made durable" prepare
+	else
+		ktap_test_skip "prepare: fs2 files created and made durable (overwrite mode only)"
+	fi
+	run "writeback: periodic and background writeback off" sysctl
+	if [ "$fault" = 1 ]; then
+		run "fault: wbsync_fault refuses to load without its symbol" fault_no_symbol
+		run "fault: wbsync_fault loaded with skip_sync_kick=1" fault_load
+		run "fault: sync(2) kick skipped" fault_skips_kick
+	else
+		ktap_test_skip "fault: wbsync_fault refuses to load without its symbol (--no-fault)"
+		ktap_test_skip "fault: wbsync_fault loaded with skip_sync_kick=1 (--no-fault)"
+		ktap_test_skip "fault: sync(2) kick skipped (--no-fault)"
+	fi
+}
+
+run_checks()
+{
+	run "record: mode $mode, $(call) completed before the crash" record
+	run "mount: both filesystems mount after the crash" mount_after_crash
+	case "$mode" in
+	nosync)
+		run "control: no fs2 file survives the crash without a sync" fs2_lost
+		ktap_test_skip "fs1: every file closed before the crash is on disk (nosync control)"
+		;;
+	syncfs)
+		run "fs2: every file closed before syncfs(2) started is on disk" fs2_durable
+		"$helper" verify -o "$record" -1 "$mnt1" -2 "$mnt2" -f 1 | grep '^# fs1'
+		ktap_test_skip "fs1: every file closed before syncfs(2) started is on disk (syncfs does not sync fs1)"
+		;;
+	*)
+		run "fs2: every file closed before sync(2) started is on disk" fs2_durable
+		run "fs1: every file closed before sync(2) started is on disk" fs1_durable
+		;;
+	esac
+	run "umount: both filesystems" umount
+	run "fsck: fs1 is consistent" fsck_fs1
+	run "fsck: fs2 is consistent" fsck_fs2
+}
+
+mkdir -p "$fsck_out"
+ktap_print_header
+case "$phase" in
+crash)
+	ktap_set_plan 8
+	run "setup: two partitions on $disk (one bdi)" partition
+	run "setup: ext4 on both" mkfs
+	run "setup: mount fs1, then fs2" mount
+	run_setup
+	ktap_print_totals
+	[ "$KTAP_CNT_FAIL" = 0 ] || exit "$KSFT_FAIL"
+	ktap_print_msg "mode $mode: $(call) with fs1 writers running, then sysrq-b; record: $record"
+	[ "$trace" = 0 ] || start_trace "${record%/*}/trace" ||
+		ktap_print_msg "tracing is not available: running without it"
+	exec "$helper" crash -m "$mode" -o "$record" -1 "$mnt1" -2 "$mnt2" "${hopts[@]}"
+	;;
+verify)
+	[ -f "$record" ] || die "record '$record' does not exist"
+	mode=$(awk '$1 == "mode" { print $2 }' "$record")
+	ktap_set_plan 7
+	run_checks
+	;;
+flakey)
+	ktap_set_plan 18
+	run "setup: dm-flakey on two disks (two bdis)" flakey_devices
+	run "setup: ext4 on both" mkfs
+	run "setup: mount fs1, then fs2" mount
+	run_setup
+	run "crash: mode $mode, $(call) with fs1 writers running, then drop all writes" sync_then_drop_writes
+	run "crash: unmount with writes dropped" unmount_dropped
+	run "crash: restore the tables, drop caches" restore_tables
+	run_checks
+	;;
+esac
+ktap_finished

@@ -1,0 +1,302 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run_integrity.sh KERNEL_BUILD_DIR [options]
+#
+# The wbsync integrity test, driven from the host.  Builds wbsync_fault.ko
+# against KERNEL_BUILD_DIR and the guest helper.  Then, for each cycle and
+# mode, boots the kernel twice with scripts/vm-run on the same disk image:
+# boot 1 writes, syncs and crashes (sysrq-b), boot 2 checks that every file
+# closed before the sync started is intact (integrity_test.sh).  With
+# --layout flakey, a single boot on two disks with dm-flakey does both.
+# Prints TAP; exits 0 if everything passed, 1 if not, 2 on bad arguments.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+
+usage()
+{
+	cat <<USAGE
+usage: run_integrity.sh KERNEL_BUILD_DIR [options]
+  --cycles N       crash/verify cycles per mode (default 1)
+  --modes LIST     comma-separated: sync, syncfs, overwrite, nosync (the
+                   control: no sync, every fs2 file must be lost), or all
+                   (all four; default sync)
+  --layout L       shared: two partitions of one disk, sysrq-b, two boots
+                   flakey: dm-flakey on two disks, one boot (default shared)
+  --profile P      disk profile: none, ssd or hdd (default none)
+  --files N        fs2 files (default 1000)
+  --writers1 N     fs1 writers, running through the sync (default 4)
+  --writers2 N     fs2 writers, stopped before the sync (default 2)
+  --size1 BYTES    fs1 file size (default 65536)
+  --size2 BYTES    fs2 file size (default 16384)
+  --budget MIB     fs1 data before the fs2 writers start (default 64)
+  --pace-us US     fs1 writer pause per file after the budget (default 2000)
+  --inflight       rewrite each fs2 file while its writeback may run
+  --no-fault       do not load wbsync_fault.ko (sync(2) kicks the flushers)
+  --trace          shared layout: trace the writeback works of the sync
+                   (dumped before the crash, which it delays)
+  --timeout SEC    per boot (default 900)
+  --out DIR        work directory (default $here/output/run-DATE-PID)
+  --keep           keep the disk images of passing cycles
+USAGE
+	exit 2
+}
+
+die()
+{
+	echo "run_integrity.sh: $*" >&2
+	exit 2
+}
+
+[ $# -gt 0 ] || die "no kernel build directory given (see --help)"
+case "$1" in -h|--help) usage ;; esac
+kdir=$1
+shift
+cycles=1 modes=sync layout=shared profile=none timeout=900 out='' keep=0
+gopts=()
+need_arg() { [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs an argument"; }
+need_num()
+{
+	[[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || die "$1 needs a positive number, not '${2:-}'"
+}
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--cycles) need_num "$@"; cycles=$2; shift 2 ;;
+	--modes) need_arg "$@"; modes=$2; shift 2 ;;
+	--layout) need_arg "$@"; layout=$2; shift 2 ;;
+	--profile) need_arg "$@"; profile=$2; shift 2 ;;
+	--files|--writers1|--writers2|--size1|--size2|--budget|--pace-us)
+		need_num "$@"; gopts+=("$1" "$2"); shift 2 ;;
+	--inflight|--no-fault|--trace) gopts+=("$1"); shift ;;
+	--timeout) need_num "$@"; timeout=$2; shift 2 ;;
+	--out) need_arg "$@"; out=$2; shift 2 ;;
+	--keep) keep=1; shift ;;
+	-h|--help) usage ;;
+	*) die "unknown option '$1' (see --help)" ;;
+	esac
+done
+
+[ -d "$kdir" ] || die "kernel build directory '$kdir' does not exist"
+kdir=$(cd "$kdir" && pwd)
+[ -f "$kdir/vmlinux" ] && [ -f "$kdir/Module.symvers" ] ||
+	die "'$kdir' is not a kernel build directory (no vmlinux or Module.symvers)"
+[ "$modes" != all ] || modes=nosync,sync,syncfs,overwrite
+IFS=, read -r -a mode_list <<<"$modes"
+[ "${#mode_list[@]}" -gt 0 ] || die "--modes is empty"
+for m in "${mode_list[@]}"; do
+	case "$m" in
+	sync|syncfs|overwrite|nosync) ;;
+	*) die "unknown mode '$m' (sync, syncfs, overwrite, nosync)" ;;
+	esac
+done
+case "$layout" in shared|flakey) ;; *) die "unknown layout '$layout' (shared, flakey)" ;; esac
+case "$profile" in none|ssd|hdd) ;; *) die "unknown profile '$profile' (none, ssd, hdd)" ;; esac
+
+# The lab: scripts/vm-run of the repository this lives in, or /work/main.
+vmrun=${WBSYNC_VMRUN:-}
+for f in "$here/../../scripts/vm-run" "$here/../scripts/vm-run" /work/main/scripts/vm-run; do
+	[ -n "$vmrun" ] && break
+	[ -x "$f" ] && vmrun=$(cd "$(dirname "$f")" && pwd)/vm-run
+done
+[ -x "$vmrun" ] || die "scripts/vm-run not found (set WBSYNC_VMRUN)"
+ktap=
+for f in "$kdir/source/tools/testing/selftests/kselftest/ktap_helpers.sh" \
+	"${KSRC:-/nonexistent}/tools/testing/selftests/kselftest/ktap_helpers.sh" \
+	/var/cache/wbsync/src/linux-*/tools/testing/selftests/kselftest/ktap_helpers.sh; do
+	[ -f "$f" ] && { ktap=$f; break; }
+done
+[ -n "$ktap" ] || die "ktap_helpers.sh not found (set KSRC to the kernel tree)"
+
+work=${out:-$here/output/run-$(date +%Y%m%d-%H%M%S)-$$}
+mkdir -p "$work/bin/kselftest" "$work/fault" || die "cannot create '$work'"
+work=$(cd "$work" && pwd)
+
+testno=0 failed=0
+per_mode=2
+[ "$layout" = shared ] || per_mode=1
+plan=$((2 + cycles * ${#mode_list[@]} * per_mode))
+
+tap()
+{
+	local res=$1
+
+	shift
+	testno=$((testno + 1))
+	[ "$res" = ok ] || failed=$((failed + 1))
+	echo "$res $testno $*"
+}
+
+# Guest output as TAP comments.
+comment()
+{
+	sed 's/^/#   /' "$@"
+}
+
+echo "TAP version 13"
+echo "1..$plan"
+echo "# kernel $kdir, layout $layout, profile $profile, modes ${mode_list[*]}, $cycles cycle(s)${gopts[*]:+, ${gopts[*]}}"
+echo "# work directory $work"
+
+cp "$here/integrity_test.sh" "$work/bin/" && cp "$ktap" "$work/bin/kselftest/" &&
+	${CC:-cc} -O2 -g -Wall -o "$work/bin/wbsync_integrity" \
+		"$here/wbsync_integrity.c" >"$work/build-helper.log" 2>&1
+rc=$?
+if [ "$rc" = 0 ]; then
+	tap ok "build: wbsync_integrity"
+else
+	tap "not ok" "build: wbsync_integrity"
+	comment "$work/build-helper.log"
+	echo "Bail out! cannot build the helper"
+	exit 1
+fi
+cp "$here/fault/wbsync_fault.c" "$here/fault/Kbuild" "$work/fault/" &&
+	make -C "$kdir" M="$work/fault" >"$work/build-module.log" 2>&1 &&
+	cp "$work/fault/wbsync_fault.ko" "$work/bin/"
+rc=$?
+if [ "$rc" = 0 ]; then
+	tap ok "build: wbsync_fault.ko against $kdir"
+else
+	tap "not ok" "build: wbsync_fault.ko against $kdir"
+	tail -n 20 "$work/build-module.log" | comment
+	echo "Bail out! cannot build the module"
+	exit 1
+fi
+
+trap 'echo "Bail out! interrupted (work directory $work)"; exit 130' INT TERM
+cd "$work" || exit 1
+# The guest runs the command in the current directory: keep it the work
+# directory, so that what the guest needs is visible there.
+
+record_value()
+{
+	awk -v k="$1" '$1 == k { $1 = ""; print substr($0, 2) }' "$2" 2>/dev/null
+}
+
+# "sync returned after 1.01 s, fs1 1514 fs2 1000 files closed before it"
+summary()
+{
+	local m=$1 r=$2
+
+	if [ "$m" = nosync ]; then
+		printf 'no sync (control), fs1 %s files closed' \
+			"$(record_value files "$r" | sed 's/^fs1 //')"
+		return
+	fi
+	printf '%s returned after %s, %s files closed before it' \
+		"$([ "$m" = syncfs ] && echo "syncfs(2)" || echo "sync(2)")" \
+		"$(awk '/^sync_ns/ { printf "%.2f s", $2 / 1e9 }' "$r")" \
+		"$(record_value files "$r")"
+}
+
+verdict()
+{
+	if [ "$1" = nosync ]; then
+		echo "every fs2 file was lost without a sync"
+	else
+		echo "every file closed before the $([ "$1" = syncfs ] && echo "syncfs(2)" || echo "sync(2)") is intact"
+	fi
+}
+
+# --trace: one line per queue_io of the sync's WB_SYNC_ALL works on the
+# disk's bdi, with the superblock of the work that did it.
+trace_digest()
+{
+	awk '
+	/ writeback_start: / && / sync_mode=1 / && !/ bdi 9p/ {
+		match($0, /sb_dev [0-9:]+/); sb = substr($0, RSTART + 7, RLENGTH - 7)
+		if (t0 == "") t0 = $4 + 0
+	}
+	/ writeback_queue_io: / && / reason=sync / && !/ bdi 9p/ && sb != "" {
+		t = $4 + 0
+		sub(/^.* writeback_queue_io: /, "")
+		printf "# trace: +%4.0f ms pass on sb %s: queue_io %s\n", (t - t0) * 1000, sb, $0
+	}' "$1" | sed 's/ cgroup_ino=[0-9]*//'
+}
+
+run_shared()
+{
+	local c=$1 m=$2 cdir=$work/c$1-$2 rc ok
+
+	rm -rf "$cdir"
+	mkdir -p "$cdir"
+	"$vmrun" --kernel "$kdir" --disks 1 --disk-size 2G --profile "$profile" \
+		--keep-disks "$cdir/disks" --allow-crash --timeout "$timeout" \
+		--quiet --out "$cdir/crash" -- \
+		"$work/bin/integrity_test.sh" crash --mode "$m" "${gopts[@]}" \
+		>"$cdir/crash.log" 2>&1
+	rc=$?
+	comment "$cdir/crash/output" 2>/dev/null
+	ok=1
+	if [ "$rc" != 0 ]; then
+		echo "# vm-run exit status $rc"
+		tail -n 5 "$cdir/crash.log" | comment
+		ok=0
+	elif [ -f "$cdir/crash/rc" ]; then
+		echo "# the guest exited (status $(cat "$cdir/crash/rc")) instead of crashing"
+		ok=0
+	elif ! grep -qx sync_done "$cdir/crash/record" 2>/dev/null; then
+		echo "# the guest crashed before the sync returned"
+		ok=0
+	fi
+	if [ "$ok" = 0 ]; then
+		tap "not ok" "cycle $c $m: boot 1: $m, then sysrq-b"
+		tap "not ok" "cycle $c $m: boot 2: verify # SKIP boot 1 failed"
+		return 1
+	fi
+	[ ! -f "$cdir/crash/trace" ] || trace_digest "$cdir/crash/trace"
+	tap ok "cycle $c $m: boot 1: $(summary "$m" "$cdir/crash/record"), then sysrq-b"
+
+	"$vmrun" --kernel "$kdir" --disks 1 --disk-size 2G --profile "$profile" \
+		--keep-disks "$cdir/disks" --timeout "$timeout" \
+		--quiet --out "$cdir/verify" -- \
+		"$work/bin/integrity_test.sh" verify --record "$cdir/crash/record" \
+		>"$cdir/verify.log" 2>&1
+	rc=$?
+	comment "$cdir/verify/output" 2>/dev/null
+	if [ "$rc" != 0 ]; then
+		tail -n 5 "$cdir/verify.log" | comment
+		tap "not ok" "cycle $c $m: boot 2: $(verdict "$m") (vm-run exit status $rc)"
+		return 1
+	fi
+	tap ok "cycle $c $m: boot 2: $(verdict "$m")"
+}
+
+run_flakey()
+{
+	local c=$1 m=$2 cdir=$work/c$1-$2 rc
+
+	rm -rf "$cdir"
+	mkdir -p "$cdir"
+	"$vmrun" --kernel "$kdir" --disks 2 --disk-size 1G --profile "$profile" \
+		--keep-disks "$cdir/disks" --timeout "$timeout" \
+		--quiet --out "$cdir/flakey" -- \
+		"$work/bin/integrity_test.sh" flakey --mode "$m" "${gopts[@]}" \
+		>"$cdir/flakey.log" 2>&1
+	rc=$?
+	comment "$cdir/flakey/output" 2>/dev/null
+	if [ "$rc" != 0 ]; then
+		tail -n 5 "$cdir/flakey.log" | comment
+		tap "not ok" "cycle $c $m: flakey: $(verdict "$m") (vm-run exit status $rc)"
+		return 1
+	fi
+	tap ok "cycle $c $m: flakey: $(summary "$m" "$cdir/flakey/record"); $(verdict "$m")"
+}
+
+for ((c = 1; c <= cycles; c++)); do
+	for m in "${mode_list[@]}"; do
+		start=$SECONDS
+		if "run_$layout" "$c" "$m"; then
+			[ "$keep" = 1 ] || rm -rf "$work/c$c-$m/disks"
+		fi
+		echo "# cycle $c $m took $((SECONDS - start)) s"
+	done
+done
+
+echo "# Totals: pass:$((testno - failed)) fail:$failed"
+if [ "$failed" = 0 ] && [ "$testno" = "$plan" ]; then
+	echo "# PASS"
+	exit 0
+fi
+echo "# FAIL (work directory $work)"
+exit 1
