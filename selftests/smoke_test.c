@@ -98,7 +98,7 @@ FIXTURE_SETUP(fs)
 	if (!nth_disk(variant->disk, self->dev, sizeof(self->dev)))
 		SKIP(return, "no disk %d in WBSYNC_DISKS", variant->disk);
 	ASSERT_EQ(0, run(variant->mkfs, self->dev));
-	strcpy(self->mnt, "/tmp/wbsync-smoke.XXXXXX");
+	snprintf(self->mnt, sizeof(self->mnt), "/tmp/wbsync-smoke.XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(self->mnt));
 	ASSERT_EQ(0, mount(self->dev, self->mnt, variant->fstype, 0, NULL))
 		TH_LOG("mount %s: %s", self->dev, strerror(errno));
