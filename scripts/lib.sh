@@ -41,15 +41,23 @@ base_version()
 		die "$(base_package) is not installed (run: make deps)"
 }
 
+series_dir()
+{
+	echo "${WBSYNC_SERIES:-$WBSYNC_TOP/patches}"
+}
+
+# Call before series_files, which runs in a subshell and cannot stop us.
+series_dir_check()
+{
+	[ -d "$(series_dir)" ] || die "patch directory $(series_dir) does not exist"
+}
+
 # The patch series, in the order git am applies it (the cover letter of
 # git format-patch carries no diff).
 series_files()
 {
-	local dir=${WBSYNC_SERIES:-$WBSYNC_TOP/patches}
-
-	[ -d "$dir" ] || die "patch directory $dir does not exist"
-	find "$dir" -maxdepth 1 -name '[0-9]*.patch' ! -name '0000-cover-letter.patch' |
-		LC_ALL=C sort
+	find "$(series_dir)" -maxdepth 1 -name '[0-9]*.patch' \
+		! -name '0000-cover-letter.patch' | LC_ALL=C sort
 }
 
 # Content hash of a list of files given on stdin (names do not matter,

@@ -17,8 +17,11 @@ case "${1:-}" in
 *) die "usage: prepare-tree.sh [--vanilla]" ;;
 esac
 
-git_q() { git -c user.name=wbsync -c user.email=wbsync@localhost "$@"; }
+# The cache trees are scratch: no identity needed, and no automatic gc
+# (a repack of the 80000-file base costs minutes).
+git_q() { git -c user.name=wbsync -c user.email=wbsync@localhost -c gc.auto=0 "$@"; }
 
+[ "$vanilla" = 1 ] || series_dir_check
 ver=$(base_version)
 base=$WBSYNC_CACHE/src/linux-$ver
 mkdir -p "$WBSYNC_CACHE/src" "$WBSYNC_CACHE/trees"

@@ -40,7 +40,7 @@ expect_error()
 vm=("$top/scripts/vm-run" --kernel "$KERNEL" --quiet)
 
 ktap_print_header
-ktap_set_plan 19
+ktap_set_plan 20
 
 # Console scanner.
 ktap_test_result "scan-console passes a clean log" \
@@ -108,6 +108,9 @@ else
 fi
 expect_error "build-kernel.sh refuses an unknown variant" "unknown WBSYNC_VARIANT" \
 	env WBSYNC_VARIANT=fast "$top/scripts/build-kernel.sh" vanilla
+
+expect_error "prepare-tree.sh refuses a missing patch directory" "does not exist" \
+	env WBSYNC_SERIES="$tmp/no-such-dir" "$top/scripts/prepare-tree.sh"
 
 # vm-run: bad input is refused before QEMU starts.
 expect_error "vm-run refuses an unknown disk profile" "unknown disk profile" \
