@@ -1,22 +1,55 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wbsync: instrumentation for sync(2) and writeback.
+ * wbsync: instrumentation for sync(2), syncfs(2) and sync_file_range(2).
  *
- * Skeleton: the tracepoints and debugfs interface come with the module
- * issue; this proves the out-of-tree build and load path.
+ * Tracepoints (events/wbsync/) and latency statistics per superblock and
+ * phase (/sys/kernel/debug/wbsync/), from kretprobes on the sync paths.
+ * See Documentation/wbsync-admin.rst.
  */
 #include <linux/init.h>
+#include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/tracepoint.h>
+
+#include "wbsync.h"
+
+/* debugfs "enable": when false, the probes time and trace nothing */
+bool wbsync_enabled = true;
 
 static int __init wbsync_init(void)
 {
-	pr_info("wbsync: loaded\n");
+	int err;
+
+	err = wbsync_stats_init();
+	if (err)
+		return err;
+	wbsync_knobs_init();
+	err = wbsync_probes_init();
+	if (err)
+		goto out;
+	wbsync_debugfs_init();
 	return 0;
+
+out:
+	wbsync_knobs_exit();
+	wbsync_stats_exit();
+	return err;
 }
 
+/*
+ * Safe while sync(2) runs: first no more user requests, then no more
+ * handlers, then no more tracepoint callbacks, and only then free.
+ */
 static void __exit wbsync_exit(void)
 {
-	pr_info("wbsync: unloaded\n");
+	/* waits for the reads and writes in progress */
+	wbsync_debugfs_exit();
+	/* synchronizes RCU: no handler runs when it returns */
+	wbsync_probes_exit();
+	/* no tracer callback still runs on our events */
+	tracepoint_synchronize_unregister();
+	wbsync_knobs_exit();
+	wbsync_stats_exit();
 }
 
 module_init(wbsync_init);

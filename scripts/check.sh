@@ -42,7 +42,9 @@ for k in vanilla patched; do
 	m=$WBSYNC_TOP/output/module-$k
 	rm -rf "$m"
 	mkdir -p "$m"
-	cp -r "$WBSYNC_TOP/Kbuild" "$WBSYNC_TOP/module" "$m/"
+	cp "$WBSYNC_TOP/Kbuild" "$m/"
+	rsync -a --exclude '*.o' --exclude '*.ko' --exclude '*.mod*' --exclude '.*.cmd' \
+		--exclude modules.order "$WBSYNC_TOP/module" "$m/"
 	if [ -n "${kdir[$k]}" ] && make -C "${kdir[$k]}" M="$m" W=1 >"$m/build.log" 2>&1 &&
 	   ! grep -q 'warning:' "$m/build.log"; then
 		result ok "module builds against $k without warnings"
@@ -82,7 +84,9 @@ for k in vanilla patched; do
 	log "selftests in a $k guest"
 	"$WBSYNC_TOP/scripts/vm-run" --kernel "${kdir[$k]}" --out "$out/$k" \
 		--disks 2 --disk-size 1G --profile hdd --timeout 900 -- \
-		"$WBSYNC_TOP/scripts/guest-tests" "$WBSYNC_TOP/output/selftests/smoke_test"
+		env KSRC="$ksrc" WBSYNC_MODULE="$WBSYNC_TOP/output/module-$k/module/wbsync.ko" \
+		"$WBSYNC_TOP/scripts/guest-tests" "$WBSYNC_TOP/output/selftests/smoke_test" \
+		"$WBSYNC_TOP/selftests/module_test.sh"
 	echo "vm-run exit status $?" >"$out/$k/vm-run.status"
 	# A guest that failed without TAP (kernel report, timeout) still counts.
 	if ! grep -q 'exit status 0' "$out/$k/vm-run.status"; then

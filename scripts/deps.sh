@@ -8,7 +8,7 @@ set -euo pipefail
 pkgs=(
 	# kernel source and build
 	"$(base_package)" build-essential bc bison flex libelf-dev libssl-dev
-	cpio kmod ccache git xz-utils python3 sparse
+	cpio kmod ccache git xz-utils python3 sparse rsync
 	# guests
 	qemu-system-x86 procps util-linux
 	# in the guests (the host root is the guest root)
