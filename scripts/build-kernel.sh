@@ -42,7 +42,9 @@ key=$({
 	git -C "$tree" rev-parse HEAD^{tree}
 	cat "${frags[@]}"
 } | sha256sum | cut -c1-16)
-out=$WBSYNC_CACHE/builds/$1-$WBSYNC_VARIANT-$key
+# Named by the key alone: while the series is empty, "patched" is the
+# vanilla build itself rather than a second copy of it.
+out=$WBSYNC_CACHE/builds/linux-$WBSYNC_VARIANT-$key
 
 mkdir -p "$WBSYNC_CACHE/builds"
 exec 9>"$out.lock"
