@@ -3,6 +3,8 @@
  * Lab smoke test: on each filesystem type, on its own virtio disk, write
  * files, sync(2), remount and verify every byte.  It proves the guest, the
  * disks and the kernel's writeback path work before the real tests run.
+ * It cannot prove that sync(2) itself wrote the data: umount writes back
+ * whatever sync left.  That is the crash test's job (selftests/integrity).
  *
  * The disks come from $WBSYNC_DISKS (set by scripts/guest-init): the first
  * one for ext4, the second for xfs.
