@@ -1,18 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# seed_reproducer.sh [-t SECONDS] DIR...
+# seed_reproducer.sh [-t SECONDS] [-s SYNC_CMD] DIR...
 #
 # Jan Kara's reproducer from "writeback: Do not sync data dirtied after
 # sync start" (2013), ported as is: in each DIR, 10 writer loops create
 # 16 KiB files with dd; after SECONDS (40 in the original) sync(1) is timed.
 # Prints "sync_seconds=S"; the writers are stopped before it returns.
+# With -s, SYNC_CMD runs instead of the timed sync and prints its own
+# result (sync_measure.sh).
 set -u
-secs=40
-while getopts t: opt; do
+secs=40 sync_cmd=
+while getopts t:s: opt; do
 	case $opt in
 	t) secs=$OPTARG ;;
-	*) echo "usage: seed_reproducer.sh [-t SECONDS] DIR..." >&2; exit 2 ;;
+	s) sync_cmd=$OPTARG ;;
+	*) echo "usage: seed_reproducer.sh [-t SECONDS] [-s SYNC_CMD] DIR..." >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -41,9 +44,14 @@ done
 set +m
 
 sleep "$secs"
-start=$(date +%s.%N)
-sync
-end=$(date +%s.%N)
+if [ -n "$sync_cmd" ]; then
+  result=$($sync_cmd)
+else
+  start=$(date +%s.%N)
+  sync
+  end=$(date +%s.%N)
+  result="sync_seconds=$(echo "$end - $start" | bc)"
+fi
 kill $(jobs -p) 2>/dev/null
 wait 2>/dev/null
-echo "sync_seconds=$(echo "$end - $start" | bc)"
+echo "$result"

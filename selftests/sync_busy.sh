@@ -1,47 +1,178 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# sync_busy.sh [-f FSTYPE] [-n NR_FS] [-t SECONDS]
+# sync_busy.sh [-f FSTYPE] [-n NR_FS] [-t SECONDS] [-r RUNS] [-w dd|c]
+#              [-c CONFIGS]
 #
-# In a wbsync guest: make FSTYPE (ext4, xfs or vfat) on the first NR_FS
-# disks of $WBSYNC_DISKS, run the seed reproducer on all of them and print
-# its sync time.  Unmounts everything on exit.
+# The seed's sync-under-load measurement, in a wbsync guest (KTAP).  Each
+# run makes FSTYPE (ext4, xfs or vfat) on the first NR_FS disks of
+# $WBSYNC_DISKS, keeps every filesystem busy creating 16 KiB files for
+# SECONDS (writers: the seed's dd loops, or busy_writer, the same pattern
+# without a fork per file), then times sync(1) with sync_measure.sh.
+#
+# Before the runs, the disk's rate for this pattern is calibrated: 2000
+# files on one quiet filesystem, then sync.  Each run reports the bound:
+# the largest amount of data dirty on one disk at sync start, written at
+# that rate (the disks write in parallel).  A run fails if the sync or
+# the writers fail, or if a filesystem does not check clean afterwards.
+#
+# -c runs every run once per configuration, in turn, in the same boot:
+# "kernel" (no module), "wbsync" (wbsync.ko of $WBSYNC_MODULE loaded) or
+# "wbsync:KNOB=VALUE[,KNOB=VALUE]" (loaded, with its debugfs knobs set),
+# e.g. -c "kernel wbsync wbsync:sync_cutoff=vanilla" for the module's
+# overhead and its one-boot A/B.  Default: kernel.  With the module
+# loaded, its statistics of each run (where the sync time went, per
+# superblock and phase) are kept in $WBSYNC_OUT/stats-RUN-CONFIG.
 set -u
-fstype=ext4 nr=1 secs=40
-while getopts f:n:t: opt; do
+here=$(cd "$(dirname "$0")" && pwd)
+fstype=ext4 nr=1 secs=40 runs=1 writer=c configs=kernel
+usage="usage: sync_busy.sh [-f FSTYPE] [-n NR_FS] [-t SECONDS] [-r RUNS] [-w dd|c] [-c CONFIGS]"
+while getopts f:n:t:r:w:c: opt; do
 	case $opt in
 	f) fstype=$OPTARG ;;
 	n) nr=$OPTARG ;;
 	t) secs=$OPTARG ;;
-	*) echo "usage: sync_busy.sh [-f FSTYPE] [-n NR_FS] [-t SECONDS]" >&2; exit 2 ;;
+	r) runs=$OPTARG ;;
+	w) writer=$OPTARG ;;
+	c) configs=$OPTARG ;;
+	*) echo "$usage" >&2; exit 2 ;;
 	esac
 done
+fail() { echo "sync_busy.sh: $*" >&2; exit 2; }
 case $fstype in
-ext4) mkfs=(mkfs.ext4 -q -F) ;;
-xfs) mkfs=(mkfs.xfs -q -f) ;;
-vfat) mkfs=(mkfs.vfat) ;;
-*) echo "sync_busy.sh: unknown filesystem type '$fstype' (ext4, xfs, vfat)" >&2; exit 2 ;;
+ext4) mkfs=(mkfs.ext4 -q -F) fsck=(fsck.ext4 -fn) ;;
+xfs) mkfs=(mkfs.xfs -q -f) fsck=(xfs_repair -n) ;;
+vfat) mkfs=(mkfs.vfat) fsck=(fsck.vfat -n) ;;
+*) fail "unknown filesystem type '$fstype' (ext4, xfs, vfat)" ;;
 esac
+[[ "$nr" =~ ^[1-5]$ ]] || fail "-n must be 1 to 5, not '$nr'"
+[[ "$secs" =~ ^[1-9][0-9]*$ ]] || fail "-t must be a positive number, not '$secs'"
+[[ "$runs" =~ ^[1-9][0-9]*$ ]] || fail "-r must be a positive number, not '$runs'"
+case $writer in dd|c) ;; *) fail "-w must be dd or c, not '$writer'" ;; esac
 read -r -a disks <<<"${WBSYNC_DISKS:-}"
-[[ "$nr" =~ ^[1-5]$ ]] || { echo "sync_busy.sh: -n must be 1 to 5, not '$nr'" >&2; exit 2; }
-[ "${#disks[@]}" -ge "$nr" ] ||
-	{ echo "sync_busy.sh: need $nr disks, have ${#disks[@]} (WBSYNC_DISKS)" >&2; exit 2; }
+[ "${#disks[@]}" -ge "$nr" ] || fail "need $nr disks, have ${#disks[@]} (WBSYNC_DISKS)"
+disks=("${disks[@]:0:nr}")
+names=("${disks[@]#/dev/}")
+for c in $configs; do
+	case $c in
+	kernel|wbsync) ;;
+	wbsync:*=*) ;;
+	*) fail "unknown configuration '$c' (kernel, wbsync, wbsync:KNOB=VALUE)" ;;
+	esac
+	[ "$c" = kernel ] || [ -f "${WBSYNC_MODULE:-}" ] || fail "-c $c needs WBSYNC_MODULE"
+done
+read -r -a configs <<<"$configs"
+[ "${#configs[@]}" -gt 0 ] || fail "-c needs at least one configuration"
+busy_writer=${BUSY_WRITER:-$here/busy_writer}
+[ -x "$busy_writer" ] || fail "$busy_writer not built (make -C selftests)"
 
-mnts=()
-cleanup()
+# Load or unload wbsync.ko and set its knobs for configuration $1: every
+# supported knob at its default, then the configuration's.
+configure()
 {
-	local m
+	local kv dbg=/sys/kernel/debug/wbsync
 
-	for m in "${mnts[@]}"; do
-		umount "$m" && rmdir "$m"
+	if [ "$1" = kernel ]; then
+		! grep -q '^wbsync ' /proc/modules || rmmod wbsync
+		return
+	fi
+	grep -q '^wbsync ' /proc/modules || insmod "$WBSYNC_MODULE" || return 1
+	for kv in sync_cutoff=sync-start sfr_sync_mode=auto; do
+		[ "$(cat "$dbg/${kv%=*}")" = unsupported ] || echo "${kv#*=}" >"$dbg/${kv%=*}" || return 1
+	done
+	[[ "$1" == *:* ]] || return 0
+	for kv in $(tr , ' ' <<<"${1#*:}"); do
+		echo "${kv#*=}" >"$dbg/${kv%=*}" || return 1
 	done
 }
-trap cleanup EXIT
 
-for ((k = 0; k < nr; k++)); do
-	"${mkfs[@]}" "${disks[k]}" >/dev/null || exit 1
-	m=$(mktemp -d /tmp/wbsync-busy.XXXXXX)
-	mount -t "$fstype" "${disks[k]}" "$m" || exit 1
-	mnts+=("$m")
+mnts=()
+unmount_all()
+{
+	local m ret=0
+
+	for m in "${mnts[@]}"; do
+		umount "$m" && rmdir "$m" || ret=1
+	done
+	mnts=()
+	return $ret
+}
+trap unmount_all EXIT
+
+# mkfs and mount the first $1 disks; the mount points go to mnts.
+mount_fresh()
+{
+	local k m
+
+	for ((k = 0; k < $1; k++)); do
+		"${mkfs[@]}" "${disks[k]}" >/dev/null || return 1
+		m=$(mktemp -d /tmp/wbsync-busy.XXXXXX)
+		mount -t "$fstype" "${disks[k]}" "$m" || return 1
+		mnts+=("$m")
+	done
+}
+
+fsck_all()
+{
+	local d
+
+	for d in "${disks[@]}"; do
+		"${fsck[@]}" "$d" >/dev/null 2>&1 || { echo "# $d does not check clean"; return 1; }
+	done
+}
+
+# The value of key $1 in the key=value line $2.
+field() { sed -n "s/.*\\b$1=\\([0-9.]*\\).*/\\1/p" <<<"$2"; }
+
+echo "TAP version 13"
+echo "1..$((runs * ${#configs[@]} + 1))"
+
+mount_fresh 1 && "$busy_writer" -n 200 "${mnts[0]}" >/dev/null &&
+	cal=$("$here/sync_measure.sh" "${names[0]}") && unmount_all
+rate=$(field dirty_bytes "${cal:-}")
+secs_cal=$(field sync_seconds "${cal:-}")
+if [ -z "$rate" ] || [ "$rate" = 0 ] || [ "$secs_cal" = 0.000 ]; then
+	echo "not ok 1 calibration: ${cal:-no result}"
+	exit 1
+fi
+rate=$(echo "$rate / $secs_cal" | bc)
+echo "# calibration fstype=$fstype files=2000 $cal rate_bytes_per_s=$rate"
+echo "ok 1 calibration"
+
+ret=0 n=1
+for ((r = 1; r <= runs; r++)); do
+	for c in "${configs[@]}"; do
+		n=$((n + 1))
+		res=
+		[ "$c" = kernel ] || [ ! -w /sys/kernel/debug/wbsync/reset ] ||
+			echo 1 >/sys/kernel/debug/wbsync/reset
+		if configure "$c" && mount_fresh "$nr"; then
+			if [ "$writer" = dd ]; then
+				res=$("$here/seed_reproducer.sh" -t "$secs" \
+					-s "$here/sync_measure.sh ${names[*]}" "${mnts[@]}")
+			else
+				"$busy_writer" "${mnts[@]}" >/tmp/wbsync-busy.out &
+				pid=$!
+				sleep "$secs"
+				res=$("$here/sync_measure.sh" "${names[@]}")
+				kill "$pid"
+				wait "$pid" || res=
+				res+=" $(cat /tmp/wbsync-busy.out)"
+			fi
+		fi
+		[ "$c" = kernel ] || [ -z "${WBSYNC_OUT:-}" ] ||
+			cat /sys/kernel/debug/wbsync/stats >"$WBSYNC_OUT/stats-$r-${c//[^a-z0-9_=-]/_}" 2>/dev/null
+		unmount_all || res=
+		max=$(field max_disk_dirty_bytes "$res")
+		if [ -z "$max" ] || ! fsck_all; then
+			echo "not ok $n run $r $c: ${res:-module, sync, writers or unmount failed}"
+			ret=1
+			continue
+		fi
+		bound=$(echo "scale=3; $max / $rate" | bc)
+		echo "# run=$r config=$c fstype=$fstype nr_fs=$nr writer=$writer $res bound_seconds=$bound"
+		echo "ok $n run $r $c"
+	done
 done
-"$(dirname "$0")/seed_reproducer.sh" -t "$secs" "${mnts[@]}"
+configure kernel
+exit $ret

@@ -1,0 +1,238 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# sync-report.sh [--short] [-f FSTYPES] [-n NR_FS_LIST] [-r RUNS] [-t SECONDS]
+#                [-w dd|c] [-p PROFILE] [-o OUTDIR] [-s] [-c CONFIGS]
+# sync-report.sh -R OUTDIR
+#
+# The vanilla-versus-patched report.  For every filesystem type, number of
+# busy filesystems and kernel, boots the kernel once with that many disks
+# and runs selftests/sync_busy.sh RUNS times.  Writes OUTDIR/results.tsv
+# (one line per run), OUTDIR/report.md (min/median/max sync seconds, the
+# ratio vanilla/patched of the medians, the bound) and OUTDIR/report.png,
+# and prints the table.  Defaults: -f "ext4 xfs vfat" -n 4 -r 5 -t 30
+# -p hdd -o output/report; writers: busy_writer (c), but the seed's dd
+# loops for vfat, whose small-file rate on an hdd disk (about 1 MB/s) the
+# C writer would bury under minutes of dirty data.  --short is the make check mode:
+# -f ext4 -n 2 -r 3 -t 5.  The kernels are the lab's builds (build-kernel.sh);
+# with -s, "vanilla" is Debian's stock kernel of the same source instead
+# (another config: fine for a smoke run, not for the numbers).  -c runs
+# the patched kernel's runs once per configuration of sync_busy.sh -c
+# (e.g. "kernel wbsync wbsync:sync_cutoff=vanilla": the module's overhead
+# and its one-boot A/B), reported as patched/CONFIG.  -R renders the
+# report again from OUTDIR/results.tsv and OUTDIR/params, without running
+# anything (after editing or merging results).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+fstypes="ext4 xfs vfat" nrs=4 runs=5 secs=30 writer= profile=hdd
+out=$WBSYNC_TOP/output/report
+if [ "${1:-}" = --short ]; then
+	fstypes=ext4 nrs=2 runs=3 secs=5
+	shift
+fi
+usage="usage: sync-report.sh [--short] [-f FSTYPES] [-n NR_FS_LIST] [-r RUNS] [-t SECONDS] [-w dd|c] [-p PROFILE] [-o OUTDIR] [-s] [-c CONFIGS] | -R OUTDIR"
+stock=0 configs=kernel render=
+while getopts f:n:r:t:w:p:o:sc:R: opt; do
+	case $opt in
+	f) fstypes=$OPTARG ;;
+	n) nrs=$OPTARG ;;
+	r) runs=$OPTARG ;;
+	t) secs=$OPTARG ;;
+	w) writer=$OPTARG ;;
+	p) profile=$OPTARG ;;
+	o) out=$OPTARG ;;
+	s) stock=1 ;;
+	c) configs=$OPTARG ;;
+	R) render=$OPTARG ;;
+	*) die "$usage" ;;
+	esac
+done
+[ $OPTIND -gt $# ] || die "$usage"
+for f in $fstypes; do
+	case $f in ext4|xfs|vfat) ;; *) die "unknown filesystem type '$f' (ext4, xfs, vfat)" ;; esac
+done
+for n in $nrs; do
+	[[ "$n" =~ ^[1-5]$ ]] || die "a number of filesystems must be 1 to 5, not '$n'"
+done
+[ -n "$fstypes" ] && [ -n "$nrs" ] || die "-f and -n need at least one value"
+[[ "$runs" =~ ^[1-9][0-9]*$ ]] || die "-r must be a positive number, not '$runs'"
+[[ "$secs" =~ ^[1-9][0-9]*$ ]] || die "-t must be a positive number, not '$secs'"
+case $writer in ''|dd|c) ;; *) die "-w must be dd or c, not '$writer'" ;; esac
+case $profile in hdd|ssd|none) ;; *) die "-p must be hdd, ssd or none, not '$profile'" ;; esac
+
+if [ -n "$render" ]; then
+	out=$render
+	[ -f "$out/results.tsv" ] && [ -f "$out/params" ] || die "no results.tsv and params in '$out'"
+	# shellcheck source=/dev/null
+	. "$out/params"
+	tsv=$out/results.tsv failed=0
+	ksrc=$("$WBSYNC_TOP/scripts/prepare-tree.sh" --vanilla)
+else
+	kernels="vanilla patched"
+	declare -A boot
+	boot[patched]="--kernel $("$WBSYNC_TOP/scripts/build-kernel.sh" patched)" ||
+		die "building the patched kernel failed"
+	if [ "$stock" = 1 ]; then
+		mapfile -t ki < <("$WBSYNC_TOP/scripts/stock-initrd.sh")
+		[ "${#ki[@]}" = 2 ] || die "no stock kernel"
+		boot[vanilla]="--kernel ${ki[0]} --initrd ${ki[1]}"
+		vanilla_name="Debian's stock ${ki[0]##*/vmlinuz-}"
+	else
+		boot[vanilla]="--kernel $("$WBSYNC_TOP/scripts/build-kernel.sh" vanilla)" ||
+			die "building the vanilla kernel failed"
+		vanilla_name="the lab's build of the base"
+	fi
+	ksrc=$("$WBSYNC_TOP/scripts/prepare-tree.sh" --vanilla)
+	module=
+	[ "$configs" = kernel ] ||
+		module=$("$WBSYNC_TOP/scripts/build-module.sh" "${boot[patched]#--kernel }" patched) ||
+		die "building wbsync.ko failed"
+	make -s -C "$WBSYNC_TOP/selftests" KSRC="$ksrc" OUTPUT="$WBSYNC_TOP/output/selftests" \
+		>/dev/null || die "building the selftests failed"
+
+	rm -rf "$out"
+	mkdir -p "$out"
+	# What the header of the report says, for -R.
+	declare -p vanilla_name profile runs secs writer >"$out/params"
+	tsv=$out/results.tsv
+	printf 'kernel\tfstype\tnr_fs\trun\tsync_seconds\tdirty_bytes\twritten_bytes\tbound_seconds\n' >"$tsv"
+
+	cells=$(( $(wc -w <<<"$fstypes") * $(wc -w <<<"$nrs") * 2 ))
+	cell=0 failed=0
+	for f in $fstypes; do
+		for n in $nrs; do
+			# Alternate the kernels cell by cell, so that drift hits both.
+			for k in $kernels; do
+				cell=$((cell + 1))
+				dir=$out/$f-$n-$k
+				c=kernel
+				[ "$k" = vanilla ] || c=$configs
+				w=${writer:-c}
+				[ -n "$writer" ] || [ "$f" != vfat ] || w=dd
+				log "[$cell/$cells] $k: $n busy $f on $profile disks, $runs runs of ${secs} s${module:+ ($c)}"
+				if ! "$WBSYNC_TOP/scripts/vm-run" --quiet ${boot[$k]} --out "$dir" \
+					--disks "$n" --disk-size 2G --profile "$profile" \
+					--timeout $((300 + runs * (secs + 600))) -- \
+					env BUSY_WRITER="$WBSYNC_TOP/output/selftests/busy_writer" \
+					WBSYNC_MODULE="$module" \
+					"$WBSYNC_TOP/selftests/sync_busy.sh" -f "$f" -n "$n" \
+					-t "$secs" -r "$runs" -w "$w" -c "$c"; then
+					log "  guest failed: see $dir/output and $dir/console.log"
+					failed=1
+				fi
+				awk -v k="$k" '/^# run=/ {
+					for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+					label = (v["config"] == "" || v["config"] == "kernel") ? k : k "/" v["config"]
+					printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", label, v["fstype"], v["nr_fs"],
+						v["run"], v["sync_seconds"], v["dirty_bytes"],
+						v["written_bytes"], v["bound_seconds"]
+					printf "  run %s %s: sync %.2f s, %.1f MiB dirty at start, %.1f MiB written, bound %.2f s\n",
+						v["run"], label, v["sync_seconds"], v["dirty_bytes"] / 1048576,
+						v["written_bytes"] / 1048576, v["bound_seconds"] > "/dev/stderr"
+				}' "$dir/output" >>"$tsv"
+				cp "$dir/output" "$dir.tap" 2>/dev/null || true
+			done
+		done
+	done
+
+fi
+
+# Per cell: min/median/max of sync seconds and the median bound.
+summary=$out/summary.tsv
+tail -n +2 "$tsv" | sort -t$'\t' -k2,2 -k3,3n -k1,1 -k5,5g | awk -F'\t' '
+function flush() {
+	if (!cnt)
+		return
+	printf "%s\t%s\t%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\n", f, n, k, cnt, s[1],
+		(cnt % 2 ? s[(cnt + 1) / 2] : (s[cnt / 2] + s[cnt / 2 + 1]) / 2), s[cnt],
+		median(b, cnt)
+}
+function median(a, c,   i, j, t) {
+	for (i = 1; i <= c; i++)
+		for (j = i + 1; j <= c; j++)
+			if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return c % 2 ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2
+}
+{
+	if ($2 != f || $3 != n || $1 != k) { flush(); cnt = 0 }
+	f = $2; n = $3; k = $1; cnt++; s[cnt] = $5; b[cnt] = $8
+}
+END { flush() }' >"$summary"
+
+{
+	echo "# sync(2) under load: vanilla vs patched"
+	echo
+	echo "Base: $(cat "$ksrc/.wbsync-base"), series: $(series_files | wc -l) patches;" \
+		"vanilla is $vanilla_name." \
+		"Disks: $profile; $runs runs of ${secs} s of writing (${writer:-c (vfat: dd)} writers, 10 per filesystem," \
+		"16 KiB files); sync seconds min / median / max.  Bound: the data dirty on the"\
+		"busiest disk at sync start, at the disk's calibrated rate (median)."
+	echo
+	echo "| fs | busy fs | vanilla | patched | vanilla/patched | bound | patched/bound |"
+	echo "|---|---|---|---|---|---|---|"
+	awk -F'\t' '
+	{ key = $1 "\t" $2; cell[key, $3] = sprintf("%.2f / %.2f / %.2f", $5, $6, $7)
+	  med[key, $3] = $6; bound[key, $3] = $8; if (!(key in seen)) { seen[key] = 1; order[++o] = key } }
+	END {
+		for (i = 1; i <= o; i++) {
+			key = order[i]; split(key, fk, "\t")
+			v = med[key, "vanilla"]; p = med[key, "patched"]; b = bound[key, "patched"]
+			printf "| %s | %s | %s | %s | %s | %s | %s |\n", fk[1], fk[2],
+				cell[key, "vanilla"], cell[key, "patched"],
+				(p > 0 && v != "") ? sprintf("%.2fx", v / p) : "-",
+				b != "" ? sprintf("%.2f", b) : "-",
+				(b > 0 && p != "") ? sprintf("%.2fx", p / b) : "-"
+		}
+	}' "$summary"
+	if grep -q '^[^\t]*\t[^\t]*\tpatched/' "$summary"; then
+		echo
+		echo "One boot of the patched kernel, configurations of wbsync.ko in turn" \
+			"(sync_busy.sh -c): sync seconds min / median / max, and the median" \
+			"against the same boot without the module and against the vanilla kernel."
+		echo
+		echo "| fs | busy fs | configuration | sync seconds | vs patched | vs vanilla |"
+		echo "|---|---|---|---|---|---|"
+		awk -F'\t' '
+		{ key = $1 "\t" $2; med[key, $3] = $6; row[NR] = $0 }
+		END {
+			for (i = 1; i <= NR; i++) {
+				split(row[i], r, "\t")
+				if (r[3] !~ /^patched\//)
+					continue
+				key = r[1] "\t" r[2]; p = med[key, "patched"]; v = med[key, "vanilla"]
+				printf "| %s | %s | %s | %.2f / %.2f / %.2f | %s | %s |\n", r[1], r[2],
+					substr(r[3], 9), r[5], r[6], r[7],
+					p > 0 ? sprintf("%+.1f%%", (r[6] / p - 1) * 100) : "-",
+					v > 0 ? sprintf("%.2fx", r[6] / v) : "-"
+			}
+		}' "$summary"
+	fi
+} >"$out/report.md"
+
+# One cluster per (fs, busy fs): median bars, min-max error bars.
+awk -F'\t' '{ key = $1 " x" $2; if (!(key in row)) { row[key] = ++r; name[r] = key }
+	     v[key, $3] = $5 " " $6 " " $7 }
+	END { for (i = 1; i <= r; i++) {
+		key = name[i]
+		print "\"" key "\"", (v[key, "vanilla"] == "" ? "0 0 0" : v[key, "vanilla"]),
+			(v[key, "patched"] == "" ? "0 0 0" : v[key, "patched"]) } }' \
+	"$summary" >"$out/plot.dat"
+gnuplot <<EOF || log "gnuplot failed; the PNG is missing"
+set terminal pngcairo size 900,500
+set output '$out/report.png'
+set title 'sync(2) with busy filesystems ($profile disks, median and min-max of $runs runs)'
+set ylabel 'sync seconds'
+set style data histogram
+set style histogram errorbars gap 1 lw 1
+set style fill solid 0.6 border -1
+set yrange [0:*]
+set key top left
+plot '$out/plot.dat' using 3:2:4:xtic(1) title 'vanilla', '' using 6:5:7 title 'patched'
+EOF
+
+echo
+cat "$out/report.md"
+echo
+log "results: $out/report.md, $out/report.png, $out/results.tsv"
+exit $failed
