@@ -14,7 +14,8 @@
 # only on what the sync writes, not on timing.
 #
 # crash   Boot 1, shared bdi: the first disk of $WBSYNC_DISKS gets two
-#         partitions with ext4 on each.  fs1 and fs2 share the disk's bdi.
+#         partitions with ext4 (or --fs xfs) on each.  fs1 and fs2 share
+#         the disk's bdi.
 #         The fs1 writers start, the fs2 writers write their files and stop,
 #         and wbsync_integrity calls sync with the fs1 writers still running.
 #         It records the files and the sync start time in --record, then
@@ -41,6 +42,7 @@ usage()
 	cat >&2 <<USAGE
 usage: integrity_test.sh crash|verify|flakey [options]
   --mode M         sync, syncfs, overwrite or nosync (default sync)
+  --fs TYPE        ext4 or xfs (default ext4; give the same to every phase)
   --record FILE    record of boot 1 (default \$WBSYNC_OUT/record)
   --files N        fs2 files (default 1000)
   --writers1 N     fs1 writers, running through the sync (default 4)
@@ -95,7 +97,7 @@ drop-writes) flakey_table "$FLAKEY_DROP"; exit ;;
 *) die "unknown phase '$phase' (crash, verify, flakey)" ;;
 esac
 
-mode=sync record=${WBSYNC_OUT:+$WBSYNC_OUT/record} fault=1 trace=0
+mode=sync fstype=ext4 record=${WBSYNC_OUT:+$WBSYNC_OUT/record} fault=1 trace=0
 helper=$here/wbsync_integrity module=$here/wbsync_fault.ko
 hopts=()
 need_arg() { [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs an argument"; }
@@ -103,6 +105,7 @@ need_num() { [[ "$2" =~ ^[0-9]+$ ]] || die "$1 needs a number, not '$2'"; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--mode) need_arg "$@"; mode=$2; shift 2 ;;
+	--fs) need_arg "$@"; fstype=$2; shift 2 ;;
 	--record) need_arg "$@"; record=$2; shift 2 ;;
 	--files) need_num "$@"; hopts+=(-n "$2"); shift 2 ;;
 	--writers1) need_num "$@"; hopts+=(-w "$2"); shift 2 ;;
@@ -121,6 +124,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 case "$mode" in sync|syncfs|overwrite|nosync) ;; *) die "unknown mode '$mode'" ;; esac
+case "$fstype" in ext4|xfs) ;; *) die "unknown filesystem type '$fstype' (ext4, xfs)" ;; esac
 [ -n "$record" ] || die "no --record and no \$WBSYNC_OUT (run me in a wbsync guest)"
 [ -x "$helper" ] || die "helper '$helper' is missing (make wbsync_integrity)"
 [ "$fault" = 0 ] || [ "$phase" = verify ] || [ -f "$module" ] ||
@@ -191,9 +195,13 @@ test_mkfs()
 	local dev
 
 	for dev in "$dev1" "$dev2"; do
-		# No lazy init: ext4lazyinit would write in the background.
-		mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$dev" ||
-			return 1
+		if [ "$fstype" = xfs ]; then
+			mkfs.xfs -q -f "$dev" || return 1
+		else
+			# No lazy init: ext4lazyinit would write in the background.
+			mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$dev" ||
+				return 1
+		fi
 	done
 }
 
@@ -202,8 +210,8 @@ test_mkfs()
 mount_both()
 {
 	mkdir -p "$mnt1" "$mnt2" &&
-		mount -t ext4 "$dev1" "$mnt1" &&
-		mount -t ext4 "$dev2" "$mnt2"
+		mount -t "$fstype" "$dev1" "$mnt1" &&
+		mount -t "$fstype" "$dev2" "$mnt2"
 }
 
 test_mount()
@@ -234,7 +242,7 @@ param()
 # Without its symbol, the module must refuse to load, with one log line.
 fault_log_lines()
 {
-	dmesg | grep -v 'taints kernel' | grep -c 'wbsync_fault: '
+	dmesg | grep -v -e 'taints kernel' -e 'tainting kernel' | grep -c 'wbsync_fault: '
 }
 
 test_fault_no_symbol()
@@ -316,7 +324,10 @@ test_umount()
 
 fsck_dev()
 {
-	e2fsck -f -n "$1" >"$fsck_out/fsck.log" 2>&1 ||
+	local fsck=(e2fsck -f -n)
+
+	[ "$fstype" = ext4 ] || fsck=(xfs_repair -n)
+	"${fsck[@]}" "$1" >"$fsck_out/fsck.log" 2>&1 ||
 		{ sed 's/^/# /' "$fsck_out/fsck.log"; return 1; }
 }
 
@@ -426,7 +437,7 @@ case "$phase" in
 crash)
 	ktap_set_plan 8
 	run "setup: two partitions on $disk (one bdi)" partition
-	run "setup: ext4 on both" mkfs
+	run "setup: $fstype on both" mkfs
 	run "setup: mount fs1, then fs2" mount
 	run_setup
 	ktap_print_totals
@@ -445,7 +456,7 @@ verify)
 flakey)
 	ktap_set_plan 18
 	run "setup: dm-flakey on two disks (two bdis)" flakey_devices
-	run "setup: ext4 on both" mkfs
+	run "setup: $fstype on both" mkfs
 	run "setup: mount fs1, then fs2" mount
 	run_setup
 	run "crash: mode $mode, $(call) with fs1 writers running, then drop all writes" sync_then_drop_writes

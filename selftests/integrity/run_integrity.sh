@@ -3,6 +3,9 @@
 #
 # run_integrity.sh KERNEL_BUILD_DIR [options]
 #
+# KERNEL_BUILD_DIR is a kernel build (its vmlinux is booted), or with
+# --boot and --initrd the headers of a distribution kernel.
+#
 # The wbsync integrity test, driven from the host.  Builds wbsync_fault.ko
 # against KERNEL_BUILD_DIR and the guest helper.  Then, for each cycle and
 # mode, boots the kernel twice with scripts/vm-run on the same disk image:
@@ -22,6 +25,7 @@ usage: run_integrity.sh KERNEL_BUILD_DIR [options]
   --modes LIST     comma-separated: sync, syncfs, overwrite, nosync (the
                    control: no sync, every fs2 file must be lost), or all
                    (all four; default sync)
+  --fs TYPE        ext4 or xfs (default ext4)
   --layout L       shared: two partitions of one disk, sysrq-b, two boots
                    flakey: dm-flakey on two disks, one boot (default shared)
   --profile P      disk profile: none, ssd or hdd (default none)
@@ -36,6 +40,8 @@ usage: run_integrity.sh KERNEL_BUILD_DIR [options]
   --no-fault       do not load wbsync_fault.ko (sync(2) kicks the flushers)
   --trace          shared layout: trace the writeback works of the sync
                    (dumped before the crash, which it delays)
+  --boot IMAGE     boot this kernel image instead of KERNEL_BUILD_DIR/vmlinux
+  --initrd FILE    with --boot: its initramfs (scripts/stock-initrd.sh)
   --timeout SEC    per boot (default 900)
   --out DIR        work directory (default $here/output/run-DATE-PID)
   --keep           keep the disk images of passing cycles
@@ -53,7 +59,7 @@ die()
 case "$1" in -h|--help) usage ;; esac
 kdir=$1
 shift
-cycles=1 modes=sync layout=shared profile=none timeout=900 out='' keep=0
+boot='' initrd='' cycles=1 modes=sync fstype=ext4 layout=shared profile=none timeout=900 out='' keep=0
 gopts=()
 need_arg() { [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs an argument"; }
 need_num()
@@ -65,11 +71,14 @@ while [ $# -gt 0 ]; do
 	--cycles) need_num "$@"; cycles=$2; shift 2 ;;
 	--modes) need_arg "$@"; modes=$2; shift 2 ;;
 	--layout) need_arg "$@"; layout=$2; shift 2 ;;
+	--fs) need_arg "$@"; fstype=$2; shift 2 ;;
 	--profile) need_arg "$@"; profile=$2; shift 2 ;;
 	--files|--writers1|--writers2|--size1|--size2|--budget|--pace-us)
 		need_num "$@"; gopts+=("$1" "$2"); shift 2 ;;
 	--inflight|--no-fault|--trace) gopts+=("$1"); shift ;;
 	--timeout) need_num "$@"; timeout=$2; shift 2 ;;
+	--boot) need_arg "$@"; boot=$2; shift 2 ;;
+	--initrd) need_arg "$@"; initrd=$2; shift 2 ;;
 	--out) need_arg "$@"; out=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
 	-h|--help) usage ;;
@@ -79,8 +88,14 @@ done
 
 [ -d "$kdir" ] || die "kernel build directory '$kdir' does not exist"
 kdir=$(cd "$kdir" && pwd)
-[ -f "$kdir/vmlinux" ] && [ -f "$kdir/Module.symvers" ] ||
-	die "'$kdir' is not a kernel build directory (no vmlinux or Module.symvers)"
+[ -f "$kdir/Module.symvers" ] || die "'$kdir' is not a kernel build directory (no Module.symvers)"
+if [ -z "$boot" ]; then
+	boot=$kdir/vmlinux
+	[ -f "$boot" ] || die "no $boot (use --boot for a distribution kernel)"
+fi
+[ -f "$boot" ] || die "kernel image '$boot' does not exist"
+[ -z "$initrd" ] || [ -f "$initrd" ] || die "initrd '$initrd' does not exist"
+vmkernel=(--kernel "$boot" ${initrd:+--initrd "$initrd"})
 [ "$modes" != all ] || modes=nosync,sync,syncfs,overwrite
 IFS=, read -r -a mode_list <<<"$modes"
 [ "${#mode_list[@]}" -gt 0 ] || die "--modes is empty"
@@ -90,6 +105,7 @@ for m in "${mode_list[@]}"; do
 	*) die "unknown mode '$m' (sync, syncfs, overwrite, nosync)" ;;
 	esac
 done
+case "$fstype" in ext4|xfs) ;; *) die "unknown filesystem type '$fstype' (ext4, xfs)" ;; esac
 case "$layout" in shared|flakey) ;; *) die "unknown layout '$layout' (shared, flakey)" ;; esac
 case "$profile" in none|ssd|hdd) ;; *) die "unknown profile '$profile' (none, ssd, hdd)" ;; esac
 
@@ -135,7 +151,7 @@ comment()
 
 echo "TAP version 13"
 echo "1..$plan"
-echo "# kernel $kdir, layout $layout, profile $profile, modes ${mode_list[*]}, $cycles cycle(s)${gopts[*]:+, ${gopts[*]}}"
+echo "# kernel $kdir, $fstype, layout $layout, profile $profile, modes ${mode_list[*]}, $cycles cycle(s)${gopts[*]:+, ${gopts[*]}}"
 echo "# work directory $work"
 
 cp "$here/integrity_test.sh" "$work/bin/" && cp "$ktap" "$work/bin/kselftest/" &&
@@ -220,10 +236,10 @@ run_shared()
 
 	rm -rf "$cdir"
 	mkdir -p "$cdir"
-	"$vmrun" --kernel "$kdir" --disks 1 --disk-size 2G --profile "$profile" \
+	"$vmrun" "${vmkernel[@]}" --disks 1 --disk-size 2G --profile "$profile" \
 		--keep-disks "$cdir/disks" --allow-crash --timeout "$timeout" \
 		--quiet --out "$cdir/crash" -- \
-		"$work/bin/integrity_test.sh" crash --mode "$m" "${gopts[@]}" \
+		"$work/bin/integrity_test.sh" crash --fs "$fstype" --mode "$m" "${gopts[@]}" \
 		>"$cdir/crash.log" 2>&1
 	rc=$?
 	comment "$cdir/crash/output" 2>/dev/null
@@ -247,10 +263,10 @@ run_shared()
 	[ ! -f "$cdir/crash/trace" ] || trace_digest "$cdir/crash/trace"
 	tap ok "cycle $c $m: boot 1: $(summary "$m" "$cdir/crash/record"), then sysrq-b"
 
-	"$vmrun" --kernel "$kdir" --disks 1 --disk-size 2G --profile "$profile" \
+	"$vmrun" "${vmkernel[@]}" --disks 1 --disk-size 2G --profile "$profile" \
 		--keep-disks "$cdir/disks" --timeout "$timeout" \
 		--quiet --out "$cdir/verify" -- \
-		"$work/bin/integrity_test.sh" verify --record "$cdir/crash/record" \
+		"$work/bin/integrity_test.sh" verify --fs "$fstype" --record "$cdir/crash/record" \
 		>"$cdir/verify.log" 2>&1
 	rc=$?
 	comment "$cdir/verify/output" 2>/dev/null
@@ -268,10 +284,10 @@ run_flakey()
 
 	rm -rf "$cdir"
 	mkdir -p "$cdir"
-	"$vmrun" --kernel "$kdir" --disks 2 --disk-size 1G --profile "$profile" \
+	"$vmrun" "${vmkernel[@]}" --disks 2 --disk-size 1G --profile "$profile" \
 		--keep-disks "$cdir/disks" --timeout "$timeout" \
 		--quiet --out "$cdir/flakey" -- \
-		"$work/bin/integrity_test.sh" flakey --mode "$m" "${gopts[@]}" \
+		"$work/bin/integrity_test.sh" flakey --fs "$fstype" --mode "$m" "${gopts[@]}" \
 		>"$cdir/flakey.log" 2>&1
 	rc=$?
 	comment "$cdir/flakey/output" 2>/dev/null
