@@ -17,13 +17,28 @@ pkgs=(
 	gnuplot-nox
 )
 
-missing=()
-for p in "${pkgs[@]}"; do
-	dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
-done
-[ ${#missing[@]} = 0 ] && exit 0
-[ "$(id -u)" = 0 ] || die "need root to install: ${missing[*]}"
-log "installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+updated=0
+install()
+{
+	local p missing=()
+
+	for p in "$@"; do
+		dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} = 0 ] && return 0
+	[ "$(id -u)" = 0 ] || die "need root to install: ${missing[*]}"
+	log "installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	[ "$updated" = 1 ] || apt-get update -qq
+	updated=1
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+install "${pkgs[@]}"
+# Debian's stock kernels, matching the base (known once it is installed):
+# headers for the module's build matrix, and the generic flavour's image,
+# which has 9p as modules (cloud-amd64 has no 9p) for the stock guest.
+abi=$(stock_abi) abi61=$(stock_abi_61)
+[ -n "$abi61" ] || die "no linux-headers-6.1.0-*-cloud-amd64 in the archive"
+install "linux-headers-$abi-cloud-amd64" "linux-headers-$abi-amd64" \
+	"linux-image-$abi-amd64-unsigned" "linux-headers-$abi61-cloud-amd64"

@@ -53,6 +53,33 @@ series_dir_check()
 }
 
 # The patch series, in the order git am applies it (the cover letter of
+# Debian's stock kernels that wbsync.ko is built for and booted on: the
+# 6.12 ABI of the base source ("6.12.117+deb12"), and the newest 6.1 ABI
+# in the archive ("6.1.0-57").
+stock_abi()
+{
+	echo "$(base_version)" | sed -E 's/^([0-9]+\.[0-9]+\.[0-9]+)-.*/\1+deb12/'
+}
+
+stock_abi_61()
+{
+	apt-cache search --names-only '^linux-headers-6\.1\.0-[0-9]+-cloud-amd64$' |
+		awk '{ print $1 }' | sort -V | tail -n 1 | sed -E 's/^linux-headers-(.*)-cloud-amd64$/\1/'
+}
+
+# The module's build matrix besides the lab's own kernels: name and
+# kernel build (headers) directory.
+stock_kdirs()
+{
+	local abi
+
+	abi=$(stock_abi)
+	echo "debian-$abi-cloud-amd64 /usr/src/linux-headers-$abi-cloud-amd64"
+	echo "debian-$abi-amd64 /usr/src/linux-headers-$abi-amd64"
+	abi=$(stock_abi_61)
+	echo "debian-$abi-cloud-amd64 /usr/src/linux-headers-$abi-cloud-amd64"
+}
+
 # git format-patch carries no diff).
 series_files()
 {

@@ -63,7 +63,9 @@ if [ ! -e "$tree/.wbsync-applied" ]; then
 			die "${p#"$WBSYNC_TOP"/} does not apply to Linux $ver: ${hunk:-$out}"
 		fi
 	done
-	echo .wbsync-applied >>"$(git -C "$tree" rev-parse --git-dir)/info/exclude" 2>/dev/null || true
+	# Worktrees share the base tree's exclude file.
+	exclude=$(git -C "$tree" rev-parse --git-path info/exclude)
+	grep -qx .wbsync-applied "$exclude" || echo .wbsync-applied >>"$exclude"
 	printf '%s\n' "${series[@]##*/}" >"$tree/.wbsync-applied"
 	log "applied ${#series[@]} patches on $tree"
 fi
