@@ -6,7 +6,7 @@
  *   wbsync_main.c    init and exit, in that order of dependencies
  *   wbsync_probes.c  kretprobes on the sync paths, fires the tracepoints
  *   wbsync_stats.c   per (superblock, phase) latency histograms
- *   wbsync_knobs.c   A/B knobs provided by a patched kernel, if any
+ *   wbsync_knobs.c   A/B knobs: kprobes that change one argument
  *   wbsync_debugfs.c /sys/kernel/debug/wbsync/
  */
 #ifndef _WBSYNC_H

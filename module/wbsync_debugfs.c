@@ -8,7 +8,7 @@
  *   enable         0 or 1: time and trace sync calls
  *   sync_cutoff,
  *   sfr_sync_mode,
- *   wait_inodes    A/B knobs of a patched kernel, see wbsync_knobs.c
+ *   wait_inodes    A/B knobs, see wbsync_knobs.c
  *
  * A write must hold one whole value, at offset 0, with at most one
  * trailing newline: anything else (empty, too long, not one of the

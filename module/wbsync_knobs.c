@@ -1,48 +1,66 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wbsync: A/B knobs of a patched kernel.
+ * wbsync: A/B knobs, so that one boot can measure both behaviours.
  *
- * A knob switches one behaviour of the wbsync patch series at run time,
- * so that one boot can measure both sides.  The module does not
- * implement any of them: the kernel provides a knob by exporting an int
- * under the knob's symbol name,
+ * A knob is a kprobe on the function where the kernel decides, whose
+ * pre-handler changes one argument when the knob is not at value 0
+ * (value 0 is always the kernel's own behaviour, and the probe then
+ * changes nothing):
  *
- *	int wbsync_knob_sync_cutoff;
- *	EXPORT_SYMBOL_GPL(wbsync_knob_sync_cutoff);
+ *   sync_cutoff    sync_inodes_sb_cutoff(sb, cutoff) of the series:
+ *                  "vanilla" passes no cutoff, so the WB_SYNC_ALL pass
+ *                  writes everything dirty when it starts, as 6.12 does.
+ *   sfr_sync_mode  __filemap_fdatawrite_range(mapping, start, end, mode)
+ *                  called from sync_file_range(): "all" turns WB_SYNC_NONE
+ *                  into WB_SYNC_ALL, as before Linux 4.4.
+ *   wait_inodes    the series' hook for a filesystem's own wait:
+ *                  "generic" forces wait_sb_inodes().  No kernel has the
+ *                  hook yet, so it is always unsupported.
  *
- * (from vmlinux or from a module loaded before wbsync), whose value i
- * means values[i] of the knob below; 0 is the kernel's default.  The
- * kernel reads it with READ_ONCE() where it decides.  The symbol is
- * looked up once at load with __symbol_get(), which also pins a
- * providing module until wbsync is unloaded.
- *
- * A kernel without the symbol (vanilla, Debian's) leaves the knob
- * unsupported: it reads "unsupported" and valid writes fail with
- * -EOPNOTSUPP.
+ * A knob whose function does not exist (the series is not applied) or
+ * cannot be probed is unsupported: it reads "unsupported" and valid
+ * writes fail with -EOPNOTSUPP.  Only the argument registers of x86-64
+ * are known here; elsewhere every knob is unsupported.
  */
 #include <linux/compiler.h>
 #include <linux/errno.h>
+#include <linux/kallsyms.h>
 #include <linux/kernel.h>
-#include <linux/module.h>
+#include <linux/kprobes.h>
+#include <linux/ptrace.h>
 #include <linux/string.h>
+#include <linux/writeback.h>
 
 #include "wbsync.h"
 
 struct wbsync_knob {
 	const char *name;		/* debugfs file */
-	const char *symbol;		/* exported int of the kernel */
-	const char *const *values;	/* value i is written as i */
+	const char *symbol;		/* where the kernel decides */
+	const char *const *values;	/* value i is written as values[i] */
 	unsigned int nr_values;
-	int *target;			/* NULL: unsupported */
+	kprobe_pre_handler_t handler;
+	bool (*prepare)(void);		/* before the probe; false: unsupported */
+	int value;
+	bool supported;
+	struct kprobe kp;
+};
+
+/* The callers whose __filemap_fdatawrite_range() sfr_sync_mode changes */
+static struct {
+	const char *symbol;
+	unsigned long start, end;
+} wbsync_sfr_callers[] = {
+	{ "sync_file_range" },
+	{ "ksys_sync_file_range" },	/* if sync_file_range() is inlined */
 };
 
 static const char *const wbsync_sync_cutoff_values[] = {
-	"vanilla",	/* WB_SYNC_ALL pass writes all dirty data */
-	"sync-start",	/* ... but not data dirtied after sync started */
+	"sync-start",	/* skip inodes dirtied after sync(2) started */
+	"vanilla",	/* write everything dirty when the pass starts */
 };
 
 static const char *const wbsync_sfr_sync_mode_values[] = {
-	"auto",		/* sync_file_range() picks WB_SYNC_NONE or ALL */
+	"auto",		/* WB_SYNC_NONE unless WAIT_BEFORE|WRITE|WAIT_AFTER */
 	"all",		/* always WB_SYNC_ALL */
 };
 
@@ -51,26 +69,111 @@ static const char *const wbsync_wait_inodes_values[] = {
 	"generic",	/* always wait_sb_inodes() */
 };
 
+static bool wbsync_sfr_callers_init(void);
+
+#ifdef CONFIG_X86_64
+static int wbsync_sync_cutoff_handler(struct kprobe *kp, struct pt_regs *regs);
+static int wbsync_sfr_sync_mode_handler(struct kprobe *kp, struct pt_regs *regs);
+#else	/* the argument registers are not known here */
+#define wbsync_sync_cutoff_handler	NULL
+#define wbsync_sfr_sync_mode_handler	NULL
+#endif
+
 static struct wbsync_knob wbsync_knobs[] = {
 	{
 		.name		= "sync_cutoff",
-		.symbol		= "wbsync_knob_sync_cutoff",
+		.symbol		= "sync_inodes_sb_cutoff",
 		.values		= wbsync_sync_cutoff_values,
 		.nr_values	= ARRAY_SIZE(wbsync_sync_cutoff_values),
+		.handler	= wbsync_sync_cutoff_handler,
 	},
 	{
 		.name		= "sfr_sync_mode",
-		.symbol		= "wbsync_knob_sfr_sync_mode",
+		.symbol		= "__filemap_fdatawrite_range",
 		.values		= wbsync_sfr_sync_mode_values,
 		.nr_values	= ARRAY_SIZE(wbsync_sfr_sync_mode_values),
+		.handler	= wbsync_sfr_sync_mode_handler,
+		.prepare	= wbsync_sfr_callers_init,
 	},
 	{
 		.name		= "wait_inodes",
-		.symbol		= "wbsync_knob_wait_inodes",
 		.values		= wbsync_wait_inodes_values,
 		.nr_values	= ARRAY_SIZE(wbsync_wait_inodes_values),
 	},
 };
+
+#ifdef CONFIG_X86_64
+/* Arguments: rdi, rsi, rdx, rcx; restored from @regs when the probe returns */
+static int wbsync_sync_cutoff_handler(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct wbsync_knob *knob = container_of(kp, struct wbsync_knob, kp);
+
+	if (READ_ONCE(knob->value))
+		regs->si = 0;
+	return 0;
+}
+
+static bool wbsync_called_from_sfr(struct pt_regs *regs)
+{
+	/* At the probed function's entry the return address is on top */
+	unsigned long ret = regs_get_kernel_stack_nth(regs, 0);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(wbsync_sfr_callers); i++)
+		if (ret > wbsync_sfr_callers[i].start &&
+		    ret <= wbsync_sfr_callers[i].end)
+			return true;
+	return false;
+}
+
+static int wbsync_sfr_sync_mode_handler(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct wbsync_knob *knob = container_of(kp, struct wbsync_knob, kp);
+
+	if (READ_ONCE(knob->value) && regs->cx == WB_SYNC_NONE &&
+	    wbsync_called_from_sfr(regs))
+		regs->cx = WB_SYNC_ALL;
+	return 0;
+}
+#endif
+
+/* Where @symbol's code is, from a probe that is not armed for long */
+static int wbsync_symbol_range(const char *symbol, unsigned long *start,
+			       unsigned long *end)
+{
+	struct kprobe kp = { .symbol_name = symbol };
+	unsigned long size, offset;
+	char buf[KSYM_SYMBOL_LEN];
+	char *p;
+	int err;
+
+	err = register_kprobe(&kp);
+	if (err)
+		return err;
+	*start = (unsigned long)kp.addr - kp.offset;
+	unregister_kprobe(&kp);
+	/* "name+0x0/0x1a0 [module]": the size follows the slash */
+	sprint_symbol(buf, *start);
+	p = strchr(buf, '/');
+	if (!p || sscanf(p + 1, "%lx", &size) != 1)
+		return -ENOENT;
+	if (sscanf(strchr(buf, '+') ?: "", "+%lx", &offset) != 1 || offset)
+		return -ENOENT;
+	*end = *start + size;
+	return 0;
+}
+
+static bool wbsync_sfr_callers_init(void)
+{
+	unsigned int i, found = 0;
+
+	for (i = 0; i < ARRAY_SIZE(wbsync_sfr_callers); i++)
+		if (!wbsync_symbol_range(wbsync_sfr_callers[i].symbol,
+					 &wbsync_sfr_callers[i].start,
+					 &wbsync_sfr_callers[i].end))
+			found++;
+	return found > 0;
+}
 
 struct wbsync_knob *wbsync_knob_at(unsigned int i)
 {
@@ -85,14 +188,9 @@ const char *wbsync_knob_name(const struct wbsync_knob *knob)
 /* The current value and a newline, or "unsupported" */
 int wbsync_knob_read(const struct wbsync_knob *knob, char *buf, size_t size)
 {
-	int v;
-
-	if (!knob->target)
+	if (!knob->supported)
 		return scnprintf(buf, size, "unsupported\n");
-	v = READ_ONCE(*knob->target);
-	if (v < 0 || v >= knob->nr_values)
-		return scnprintf(buf, size, "invalid(%d)\n", v);
-	return scnprintf(buf, size, "%s\n", knob->values[v]);
+	return scnprintf(buf, size, "%s\n", knob->values[READ_ONCE(knob->value)]);
 }
 
 /* @val: one of the knob's values, exactly, newline already taken off */
@@ -105,9 +203,9 @@ int wbsync_knob_write(struct wbsync_knob *knob, const char *val)
 			break;
 	if (i == knob->nr_values)
 		return -EINVAL;
-	if (!knob->target)
+	if (!knob->supported)
 		return -EOPNOTSUPP;
-	WRITE_ONCE(*knob->target, i);
+	WRITE_ONCE(knob->value, i);
 	return 0;
 }
 
@@ -115,12 +213,29 @@ void wbsync_knobs_init(void)
 {
 	struct wbsync_knob *knob;
 	unsigned int i;
+	int err;
 
 	for (i = 0; i < ARRAY_SIZE(wbsync_knobs); i++) {
 		knob = &wbsync_knobs[i];
-		knob->target = __symbol_get(knob->symbol);
-		pr_info("wbsync: knob %s: %s\n", knob->name,
-			knob->target ? knob->symbol : "unsupported");
+		knob->value = 0;
+		knob->supported = false;
+		if (!knob->symbol || !knob->handler) {
+			err = -EOPNOTSUPP;
+		} else if (knob->prepare && !knob->prepare()) {
+			err = -ENOENT;
+		} else {
+			knob->kp = (struct kprobe) {
+				.symbol_name	= knob->symbol,
+				.pre_handler	= knob->handler,
+			};
+			err = register_kprobe(&knob->kp);
+		}
+		knob->supported = !err;
+		if (err)
+			pr_info("wbsync: knob %s: unsupported (%s: %d)\n",
+				knob->name, knob->symbol ?: "no kernel hook", err);
+		else
+			pr_info("wbsync: knob %s: on %s\n", knob->name, knob->symbol);
 	}
 }
 
@@ -131,11 +246,8 @@ void wbsync_knobs_exit(void)
 
 	for (i = 0; i < ARRAY_SIZE(wbsync_knobs); i++) {
 		knob = &wbsync_knobs[i];
-#ifdef CONFIG_MODULE_UNLOAD
-		/* by name: symbol_put_addr() only works on functions */
-		if (knob->target)
-			__symbol_put(knob->symbol);
-#endif
-		knob->target = NULL;
+		if (knob->supported)
+			unregister_kprobe(&knob->kp);
+		knob->supported = false;
 	}
 }

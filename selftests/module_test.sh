@@ -18,7 +18,7 @@ cleanup()
 trap cleanup EXIT
 
 ktap_print_header
-ktap_set_plan 7
+ktap_set_plan 9
 read -r disk _ <<<"$WBSYNC_DISKS"
 [ -n "$disk" ] && [ -f "$WBSYNC_MODULE" ] || ktap_exit_fail_msg "need WBSYNC_MODULE and a disk"
 
@@ -49,13 +49,32 @@ printf '1\0' >$dbg/enable 2>/dev/null && bad=1
 ktap_test_result "malformed writes to enable are refused" [ $bad = 0 ]
 ktap_test_result "refused writes leave enable unchanged" [ "$(cat $dbg/enable)" = "$before" ]
 
-# On a kernel without the series the knob has no target.
-if [ "$(cat $dbg/sync_cutoff)" = unsupported ]; then
-	refused_unsupported() { (echo vanilla >$dbg/sync_cutoff) 2>&1 | grep -q 'not supported'; }
-	ktap_test_result "an unsupported knob refuses writes (EOPNOTSUPP)" refused_unsupported
-else
-	ktap_test_skip "an unsupported knob refuses writes (the kernel has the target)"
-fi
+# The A/B knobs: a supported knob takes each of its values and refuses
+# anything else without a change; an unsupported one (its kernel function
+# is missing) refuses even valid values with EOPNOTSUPP.
+declare -A values=([sync_cutoff]="sync-start vanilla" [sfr_sync_mode]="auto all"
+		   [wait_inodes]="auto generic")
+knob_ok()
+{
+	local k=$1 v bad=0
+
+	if [ "$(cat $dbg/$k)" = unsupported ]; then
+		(echo "${values[$k]%% *}" >$dbg/$k) 2>&1 | grep -q 'not supported'
+		return
+	fi
+	for v in ${values[$k]}; do
+		echo "$v" >$dbg/$k && [ "$(cat $dbg/$k)" = "$v" ] || return 1
+	done
+	for v in bogus '' "${values[$k]%% *}x"; do
+		printf '%s\n' "$v" >$dbg/$k 2>/dev/null && bad=1
+	done
+	[ $bad = 0 ] && [ "$(cat $dbg/$k)" = "${values[$k]##* }" ] || return 1
+	echo "${values[$k]%% *}" >$dbg/$k
+}
+for k in sync_cutoff sfr_sync_mode wait_inodes; do
+	ktap_print_msg "$k: $(cat $dbg/$k)"
+	ktap_test_result "knob $k: values round-trip, bad ones refused; EOPNOTSUPP if unsupported" knob_ok $k
+done
 
 umount "$mnt"
 mnt=
