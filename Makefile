@@ -2,8 +2,13 @@
 #
 # wbsync: bounded sync(2) for Linux 6.12 -- patches, module, selftests, lab.
 #
-#   make demo     build vanilla + patched kernels, boot both, compare sync times
+#   make demo     build vanilla + patched kernels, boot both, print the sync report
+#                 (DEMO_ARGS: scripts/sync-report.sh options, e.g. "-f vfat -n 4")
 #   make check    the tests (closing line: "N passed, N failed, N skipped")
+#   make soak     the integrity crash test, SOAK_CYCLES (67) cycles of each of
+#                 sync, syncfs and overwrite: 201 crash cycles
+#   make naive-check  the integrity test against the naive fixture kernel:
+#                 succeeds when the test catches its data loss
 #   make deps     install the Debian packages the lab needs
 #   make kernels  build (or reuse) both kernels; WBSYNC_VARIANT=debug for lockdep/KASAN
 #   make module KDIR=...  build wbsync.ko against a kernel build or headers
@@ -15,7 +20,9 @@
 WBSYNC_CACHE ?= /var/cache/wbsync
 export WBSYNC_CACHE WBSYNC_VARIANT
 
-.PHONY: all demo check deps kernels module clean distclean
+SOAK_CYCLES ?= 67
+
+.PHONY: all demo check soak naive-check deps kernels module clean distclean
 
 all: check
 
@@ -24,6 +31,12 @@ demo:
 
 check:
 	scripts/check.sh
+
+soak: deps
+	scripts/integrity.sh patched --cycles $(SOAK_CYCLES) --modes sync,syncfs,overwrite $(INTEGRITY_ARGS)
+
+naive-check: deps
+	scripts/integrity.sh naive --modes sync,overwrite $(INTEGRITY_ARGS)
 
 deps:
 	scripts/deps.sh
