@@ -122,7 +122,7 @@ else
 					failed=1
 				fi
 				awk -v k="$k" '/^# run=/ {
-					for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+					for (i = 2; i <= NF; i++) if ((e = index($i, "="))) v[substr($i, 1, e - 1)] = substr($i, e + 1)
 					label = (v["config"] == "" || v["config"] == "kernel") ? k : k "/" v["config"]
 					printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", label, v["fstype"], v["nr_fs"],
 						v["run"], v["sync_seconds"], v["dirty_bytes"],
@@ -185,7 +185,7 @@ END { flush() }' >"$summary"
 				(b > 0 && p != "") ? sprintf("%.2fx", p / b) : "-"
 		}
 	}' "$summary"
-	if grep -q '^[^\t]*\t[^\t]*\tpatched/' "$summary"; then
+	if awk -F'\t' '$3 ~ /^patched\// { found = 1 } END { exit !found }' "$summary"; then
 		echo
 		echo "One boot of the patched kernel, configurations of wbsync.ko in turn" \
 			"(sync_busy.sh -c): sync seconds min / median / max, and the median" \
@@ -203,8 +203,8 @@ END { flush() }' >"$summary"
 				key = r[1] "\t" r[2]; p = med[key, "patched"]; v = med[key, "vanilla"]
 				printf "| %s | %s | %s | %.2f / %.2f / %.2f | %s | %s |\n", r[1], r[2],
 					substr(r[3], 9), r[5], r[6], r[7],
-					p > 0 ? sprintf("%+.1f%%", (r[6] / p - 1) * 100) : "-",
-					v > 0 ? sprintf("%.2fx", r[6] / v) : "-"
+					(p > 0 ? sprintf("%+.1f%%", (r[6] / p - 1) * 100) : "-"),
+					(v > 0 ? sprintf("%.2fx", r[6] / v) : "-")
 			}
 		}' "$summary"
 	fi
