@@ -1,14 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# build-kernel.sh [--config-only] vanilla|patched
+# build-kernel.sh [--config-only|--modules-prepare] vanilla|patched
 #
 # Configure and build a guest kernel (vmlinux, plus what out-of-tree
 # "make M=" module builds need) and print its build directory.  Builds are
 # cached in $WBSYNC_CACHE/builds, keyed by a hash of the base version, the
 # series, the config fragments and $WBSYNC_VARIANT (default|debug), so an
 # unchanged input never rebuilds and a changed one always does.
-# --config-only stops after checking the configuration.
+# --config-only stops after checking the configuration; --modules-prepare
+# stops after "make modules_prepare", which is all that out-of-tree
+# modules need to build (not to load: there is no vmlinux), in a minute
+# instead of a kernel build.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -22,15 +25,15 @@ debug) frags+=("$WBSYNC_TOP/kconfig/debug.config") ;;
 *) die "unknown WBSYNC_VARIANT '$WBSYNC_VARIANT' (default or debug)" ;;
 esac
 
-config_only=0
-if [ "${1:-}" = --config-only ]; then
-	config_only=1
-	shift
-fi
+config_only=0 target="vmlinux modules"
+case "${1:-}" in
+--config-only) config_only=1; shift ;;
+--modules-prepare) target=modules_prepare; shift ;;
+esac
 case "${1:-}" in
 vanilla) tree=$("$WBSYNC_TOP/scripts/prepare-tree.sh" --vanilla) ;;
 patched) tree=$("$WBSYNC_TOP/scripts/prepare-tree.sh") ;;
-*) die "usage: build-kernel.sh [--config-only] vanilla|patched" ;;
+*) die "usage: build-kernel.sh [--config-only|--modules-prepare] vanilla|patched" ;;
 esac
 
 applied=()
@@ -45,6 +48,7 @@ key=$({
 # Named by the key alone: while the series is empty, "patched" is the
 # vanilla build itself rather than a second copy of it.
 out=$WBSYNC_CACHE/builds/linux-$WBSYNC_VARIANT-$key
+[ "$target" = modules_prepare ] && out+=-modprep
 
 mkdir -p "$WBSYNC_CACHE/builds"
 exec 9>"$out.lock"
@@ -88,7 +92,8 @@ if [ "$config_only" = 1 ]; then
 	exit 0
 fi
 
-if ! "${kmake[@]}" vmlinux modules >"$out/build.log" 2>&1; then
+# shellcheck disable=SC2086
+if ! "${kmake[@]}" $target >"$out/build.log" 2>&1; then
 	grep -E 'error|Error' "$out/build.log" | head -n 20 >&2
 	die "building $1 failed (log: $out/build.log)"
 fi

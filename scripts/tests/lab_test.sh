@@ -40,7 +40,7 @@ expect_error()
 vm=("$top/scripts/vm-run" --kernel "$KERNEL" --quiet)
 
 ktap_print_header
-ktap_set_plan 20
+ktap_set_plan 21
 
 # Console scanner.
 ktap_test_result "scan-console passes a clean log" \
@@ -142,6 +142,17 @@ if [ $rc = 124 ] && grep -q 'timed out after 20 s' "$tmp/stderr" && no_qemu_left
 else
 	ktap_print_msg "exit $rc: $(cat "$tmp/stderr")"
 	ktap_test_fail "vm-run kills a hung guest at the timeout"
+fi
+
+# vm-run: a guest that dies before the command runs (here: no init) is a
+# lab failure with a status of its own, not the command's failure.
+"${vm[@]}" --out "$tmp/o" --append init=/no-such-init-wbsync -- true >/dev/null 2>"$tmp/stderr"
+rc=$?
+if [ $rc = 125 ] && grep -q 'died before it ran the command' "$tmp/stderr" && no_qemu_left; then
+	ktap_test_pass "vm-run tells a guest that died before the command (125)"
+else
+	ktap_print_msg "exit $rc: $(cat "$tmp/stderr")"
+	ktap_test_fail "vm-run tells a guest that died before the command (125)"
 fi
 
 ktap_finished

@@ -184,6 +184,21 @@ cd "$work" || exit 1
 # The guest runs the command in the current directory: keep it the work
 # directory, so that what the guest needs is visible there.
 
+# vm-run, once more if the guest died before it ran the command (exit
+# status 125: an early-boot failure of the emulated machine, not the test).
+vm_run()
+{
+	"$vmrun" "$@"
+	local rc=$?
+
+	if [ "$rc" = 125 ]; then
+		echo "# the guest died before the command ran: booting it again" >&2
+		"$vmrun" "$@"
+		rc=$?
+	fi
+	return "$rc"
+}
+
 record_value()
 {
 	awk -v k="$1" '$1 == k { $1 = ""; print substr($0, 2) }' "$2" 2>/dev/null
@@ -236,7 +251,7 @@ run_shared()
 
 	rm -rf "$cdir"
 	mkdir -p "$cdir"
-	"$vmrun" "${vmkernel[@]}" --disks 1 --disk-size 2G --profile "$profile" \
+	vm_run "${vmkernel[@]}" --disks 1 --disk-size 2G --profile "$profile" \
 		--keep-disks "$cdir/disks" --allow-crash --timeout "$timeout" \
 		--quiet --out "$cdir/crash" -- \
 		"$work/bin/integrity_test.sh" crash --fs "$fstype" --mode "$m" "${gopts[@]}" \
@@ -263,7 +278,7 @@ run_shared()
 	[ ! -f "$cdir/crash/trace" ] || trace_digest "$cdir/crash/trace"
 	tap ok "cycle $c $m: boot 1: $(summary "$m" "$cdir/crash/record"), then sysrq-b"
 
-	"$vmrun" "${vmkernel[@]}" --disks 1 --disk-size 2G --profile "$profile" \
+	vm_run "${vmkernel[@]}" --disks 1 --disk-size 2G --profile "$profile" \
 		--keep-disks "$cdir/disks" --timeout "$timeout" \
 		--quiet --out "$cdir/verify" -- \
 		"$work/bin/integrity_test.sh" verify --fs "$fstype" --record "$cdir/crash/record" \
@@ -284,7 +299,7 @@ run_flakey()
 
 	rm -rf "$cdir"
 	mkdir -p "$cdir"
-	"$vmrun" "${vmkernel[@]}" --disks 2 --disk-size 1G --profile "$profile" \
+	vm_run "${vmkernel[@]}" --disks 2 --disk-size 1G --profile "$profile" \
 		--keep-disks "$cdir/disks" --timeout "$timeout" \
 		--quiet --out "$cdir/flakey" -- \
 		"$work/bin/integrity_test.sh" flakey --fs "$fstype" --mode "$m" "${gopts[@]}" \
