@@ -15,6 +15,7 @@
 #include <linux/types.h>
 
 struct seq_file;
+struct super_block;
 
 /* Same size as super_block::s_id */
 #define WBSYNC_SID_LEN		32
@@ -39,6 +40,7 @@ enum wbsync_phase {
 	WBSYNC_PH_BDEV_WAIT,		/* block device write and wait */
 	WBSYNC_PH_SYNC_FILESYSTEM,	/* sync_filesystem(), all of it */
 	WBSYNC_PH_SYNC_FILE_RANGE,	/* one sync_file_range() */
+	WBSYNC_PH_KEEP_DIRTIED,		/* an age kept for a sync (the series) */
 	WBSYNC_NR_PHASES
 };
 
@@ -66,6 +68,7 @@ void wbsync_stats_reset(void);
 int wbsync_stats_show(struct seq_file *m);
 
 /* wbsync_probes.c */
+void wbsync_key_sb(struct wbsync_key *key, const struct super_block *sb);
 int wbsync_probes_init(void);
 void wbsync_probes_exit(void);
 int wbsync_probes_show(struct seq_file *m);
@@ -78,6 +81,12 @@ void wbsync_knobs_exit(void);
 const char *wbsync_knob_name(const struct wbsync_knob *knob);
 int wbsync_knob_read(const struct wbsync_knob *knob, char *buf, size_t size);
 int wbsync_knob_write(struct wbsync_knob *knob, const char *val);
+int wbsync_sfr_sync_mode(unsigned int flags);
+
+/* wbsync_series.c: the series' tracepoints */
+void wbsync_series_init(void);
+void wbsync_series_exit(void);
+void wbsync_series_show(struct seq_file *m);
 
 /* wbsync_debugfs.c */
 void wbsync_debugfs_init(void);

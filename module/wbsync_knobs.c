@@ -24,6 +24,7 @@
  */
 #include <linux/compiler.h>
 #include <linux/errno.h>
+#include <linux/fs.h>
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
@@ -44,6 +45,9 @@ struct wbsync_knob {
 	bool supported;
 	struct kprobe kp;
 };
+
+#define WBSYNC_SFR_FLAGS	(SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | \
+				 SYNC_FILE_RANGE_WAIT_AFTER)
 
 /* The callers whose __filemap_fdatawrite_range() sfr_sync_mode changes */
 static struct {
@@ -79,15 +83,17 @@ static int wbsync_sfr_sync_mode_handler(struct kprobe *kp, struct pt_regs *regs)
 #define wbsync_sfr_sync_mode_handler	NULL
 #endif
 
+enum { WBSYNC_KNOB_SYNC_CUTOFF, WBSYNC_KNOB_SFR_SYNC_MODE, WBSYNC_KNOB_WAIT_INODES };
+
 static struct wbsync_knob wbsync_knobs[] = {
-	{
+	[WBSYNC_KNOB_SYNC_CUTOFF] = {
 		.name		= "sync_cutoff",
 		.symbol		= "sync_inodes_sb_cutoff",
 		.values		= wbsync_sync_cutoff_values,
 		.nr_values	= ARRAY_SIZE(wbsync_sync_cutoff_values),
 		.handler	= wbsync_sync_cutoff_handler,
 	},
-	{
+	[WBSYNC_KNOB_SFR_SYNC_MODE] = {
 		.name		= "sfr_sync_mode",
 		.symbol		= "__filemap_fdatawrite_range",
 		.values		= wbsync_sfr_sync_mode_values,
@@ -95,7 +101,7 @@ static struct wbsync_knob wbsync_knobs[] = {
 		.handler	= wbsync_sfr_sync_mode_handler,
 		.prepare	= wbsync_sfr_callers_init,
 	},
-	{
+	[WBSYNC_KNOB_WAIT_INODES] = {
 		.name		= "wait_inodes",
 		.values		= wbsync_wait_inodes_values,
 		.nr_values	= ARRAY_SIZE(wbsync_wait_inodes_values),
@@ -136,6 +142,24 @@ static int wbsync_sfr_sync_mode_handler(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 #endif
+
+/*
+ * The writeback mode of a sync_file_range(@flags) call: what the kernel
+ * picks (since 5.2: WB_SYNC_ALL for WAIT_BEFORE|WRITE|WAIT_AFTER,
+ * WB_SYNC_NONE for any other combination with WRITE), unless sfr_sync_mode
+ * forces WB_SYNC_ALL; -1 if the flags start no writeback.
+ */
+int wbsync_sfr_sync_mode(unsigned int flags)
+{
+	const struct wbsync_knob *knob = &wbsync_knobs[WBSYNC_KNOB_SFR_SYNC_MODE];
+
+	if (!(flags & SYNC_FILE_RANGE_WRITE) || (flags & ~WBSYNC_SFR_FLAGS))
+		return -1;
+	if ((flags & SYNC_FILE_RANGE_WRITE_AND_WAIT) == SYNC_FILE_RANGE_WRITE_AND_WAIT ||
+	    (knob->supported && READ_ONCE(knob->value)))
+		return WB_SYNC_ALL;
+	return WB_SYNC_NONE;
+}
 
 /* Where @symbol's code is, from a probe that is not armed for long */
 static int wbsync_symbol_range(const char *symbol, unsigned long *start,

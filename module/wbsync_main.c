@@ -27,6 +27,7 @@ static int __init wbsync_init(void)
 	err = wbsync_probes_init();
 	if (err)
 		goto out;
+	wbsync_series_init();
 	wbsync_debugfs_init();
 	return 0;
 
@@ -46,7 +47,8 @@ static void __exit wbsync_exit(void)
 	wbsync_debugfs_exit();
 	/* synchronizes RCU: no handler runs when it returns */
 	wbsync_probes_exit();
-	/* no tracer callback still runs on our events */
+	wbsync_series_exit();
+	/* no tracer callback runs on our events, nor ours on the series' */
 	tracepoint_synchronize_unregister();
 	wbsync_knobs_exit();
 	wbsync_stats_exit();

@@ -62,6 +62,7 @@ struct wbsync_data {
 	s64 nbytes;
 	unsigned long ino;
 	unsigned int flags;
+	int sync_mode;
 	int ctx;
 	int wait;
 	bool quiet;
@@ -327,7 +328,7 @@ static u64 wbsync_elapsed(struct kretprobe_instance *ri)
 	return ktime_get_ns() - wbsync_data(ri)->start;
 }
 
-static void wbsync_key_sb(struct wbsync_key *key, const struct super_block *sb)
+void wbsync_key_sb(struct wbsync_key *key, const struct super_block *sb)
 {
 	BUILD_BUG_ON(sizeof_field(struct super_block, s_id) != WBSYNC_SID_LEN);
 	key->dev = sb->s_dev;
@@ -662,6 +663,7 @@ static int wbsync_sfr_entry(struct kretprobe_instance *ri,
 	d->offset = (s64)wbsync_arg(regs, 1);
 	d->nbytes = (s64)wbsync_arg(regs, 2);
 	d->flags = (unsigned int)wbsync_arg(regs, 3);
+	d->sync_mode = wbsync_sfr_sync_mode(d->flags);
 	return 0;
 }
 
@@ -671,7 +673,7 @@ static int wbsync_sfr_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	u64 ns = wbsync_elapsed(ri);
 
 	trace_wbsync_sync_file_range(&d->key, d->ino, d->offset, d->nbytes,
-				     d->flags, ns,
+				     d->flags, d->sync_mode, ns,
 				     (int)regs_return_value(regs));
 	wbsync_stats_record(&d->key, WBSYNC_PH_SYNC_FILE_RANGE, ns);
 	return 0;
@@ -872,5 +874,6 @@ int wbsync_probes_show(struct seq_file *m)
 			   p->sym ?: "-", state,
 			   atomic_long_read(&wbsync_hits[i]), missed);
 	}
+	wbsync_series_show(m);
 	return 0;
 }

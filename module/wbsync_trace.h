@@ -19,8 +19,12 @@
 #include <linux/kdev_t.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
+#include <linux/writeback.h>
 
 #include "wbsync.h"
+
+TRACE_DEFINE_ENUM(WB_SYNC_NONE);
+TRACE_DEFINE_ENUM(WB_SYNC_ALL);
 
 #define show_wbsync_kind(kind)						\
 	__print_symbolic(kind,						\
@@ -129,18 +133,22 @@ DEFINE_EVENT(wbsync_sb_wait_class, wbsync_bdev_flush,
 	     TP_ARGS(key, wait, duration_ns)
 );
 
-/* One sync_file_range() */
+/*
+ * One sync_file_range(): sync_mode is the writeback mode its flags get,
+ * with sfr_sync_mode applied ("none": the flags start no writeback)
+ */
 TRACE_EVENT(wbsync_sync_file_range,
 	    TP_PROTO(const struct wbsync_key *key, unsigned long ino,
-		     s64 offset, s64 nbytes, unsigned int flags,
+		     s64 offset, s64 nbytes, unsigned int flags, int sync_mode,
 		     u64 duration_ns, int ret),
-	    TP_ARGS(key, ino, offset, nbytes, flags, duration_ns, ret),
+	    TP_ARGS(key, ino, offset, nbytes, flags, sync_mode, duration_ns, ret),
 	    TP_STRUCT__entry(__field(dev_t, dev)
 			     __array(char, s_id, WBSYNC_SID_LEN)
 			     __field(unsigned long, ino)
 			     __field(s64, offset)
 			     __field(s64, nbytes)
 			     __field(unsigned int, flags)
+			     __field(int, sync_mode)
 			     __field(int, ret)
 			     __field(u64, duration_ns)),
 	    TP_fast_assign(__entry->dev = key->dev;
@@ -149,14 +157,19 @@ TRACE_EVENT(wbsync_sync_file_range,
 			   __entry->offset = offset;
 			   __entry->nbytes = nbytes;
 			   __entry->flags = flags;
+			   __entry->sync_mode = sync_mode;
 			   __entry->ret = ret;
 			   __entry->duration_ns = duration_ns;),
-	    TP_printk("dev %d:%d s_id %s ino %lu offset=%lld nbytes=%lld flags=%s ret=%d duration_ns=%llu",
+	    TP_printk("dev %d:%d s_id %s ino %lu offset=%lld nbytes=%lld flags=%s sync_mode=%s ret=%d duration_ns=%llu",
 		      MAJOR(__entry->dev), MINOR(__entry->dev),
 		      __entry->s_id, __entry->ino, __entry->offset,
 		      __entry->nbytes,
-		      show_wbsync_sfr_flags(__entry->flags), __entry->ret,
-		      __entry->duration_ns)
+		      show_wbsync_sfr_flags(__entry->flags),
+		      __print_symbolic(__entry->sync_mode,
+				       { -1, "none" },
+				       { WB_SYNC_NONE, "WB_SYNC_NONE" },
+				       { WB_SYNC_ALL, "WB_SYNC_ALL" }),
+		      __entry->ret, __entry->duration_ns)
 );
 
 #endif /* _WBSYNC_TRACE_H */

@@ -5,10 +5,12 @@
 # when sync(2) and syncfs(2) run on a real disk, malformed knob writes are
 # refused without a state change, a knob whose kernel side is missing says
 # "unsupported", and it unloads.  Needs $WBSYNC_MODULE (the .ko), $KSRC
-# (for ktap_helpers.sh) and one disk in $WBSYNC_DISKS.
+# (for ktap_helpers.sh) and one disk in $WBSYNC_DISKS; $WBSYNC_BIN if the
+# built sfr program is not next to this script.
 . "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh"
 
 dbg=/sys/kernel/debug/wbsync
+bin=${WBSYNC_BIN:-$(cd "$(dirname "$0")" && pwd)}
 mnt=
 cleanup()
 {
@@ -18,7 +20,7 @@ cleanup()
 trap cleanup EXIT
 
 ktap_print_header
-ktap_set_plan 9
+ktap_set_plan 11
 read -r disk _ <<<"$WBSYNC_DISKS"
 [ -n "$disk" ] && [ -f "$WBSYNC_MODULE" ] || ktap_exit_fail_msg "need WBSYNC_MODULE and a disk"
 
@@ -39,6 +41,32 @@ ktap_test_result "stats count both WB_SYNC_ALL passes of $disk" [ "${count:-0}" 
 # (ktap_test_result splits its arguments: test through functions.)
 traced_syncfs() { grep -q 'wbsync_sync_end: syncfs' /sys/kernel/tracing/trace; }
 ktap_test_result "tracepoints fired for syncfs(2)" traced_syncfs
+
+# sync_file_range events name the writeback mode each call got.
+traced_sfr_modes()
+{
+	local t=/sys/kernel/tracing/trace
+
+	"$bin/sfr" "$mnt/f" 0 65536 write &&
+		"$bin/sfr" "$mnt/f" 0 65536 before write after &&
+		"$bin/sfr" "$mnt/f" 0 65536 after || return 1
+	grep -q 'wbsync_sync_file_range: .* flags=WRITE sync_mode=WB_SYNC_NONE ret=0' $t &&
+		grep -q 'flags=WAIT_BEFORE|WRITE|WAIT_AFTER sync_mode=WB_SYNC_ALL ret=0' $t &&
+		grep -q 'flags=WAIT_AFTER sync_mode=none ret=0' $t
+}
+ktap_test_result "sync_file_range events carry the writeback mode" traced_sfr_modes
+
+# The series' own tracepoint: attached where the kernel has it, reported
+# unsupported elsewhere.
+series_tp()
+{
+	local want=unsupported
+
+	[ -d /sys/kernel/tracing/events/writeback/writeback_sync_keep_dirtied ] && want=attached
+	ktap_print_msg "writeback_sync_keep_dirtied: $want"
+	awk -v w="$want" '$1 == "keep_dirtied" && $3 == w { found = 1 } END { exit !found }' $dbg/probes
+}
+ktap_test_result "the series' tracepoint is attached if the kernel has it" series_tp
 
 before=$(cat $dbg/enable)
 bad=0
