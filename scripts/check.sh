@@ -63,10 +63,12 @@ else
 fi
 
 # The module, built as users build it (make -C KDIR M=...), in a copy per
-# kernel so that objects do not mix: the series and Debian's stock
-# headers (6.12 generic and cloud, 6.1 cloud).
-module_matrix=("patched ${kdir[patched]:-}")
-mapfile -t -O 1 module_matrix < <(stock_kdirs)
+# kernel so that objects do not mix: the series, the vanilla base tree
+# (prepared for modules only: a kernel build would not fit a cold check)
+# and Debian's stock headers (6.12 generic and cloud, 6.1 cloud).
+module_matrix=("patched ${kdir[patched]:-}"
+	       "vanilla $("$WBSYNC_TOP/scripts/build-kernel.sh" --modules-prepare vanilla)")
+mapfile -t -O "${#module_matrix[@]}" module_matrix < <(stock_kdirs)
 for entry in "${module_matrix[@]}"; do
 	k=${entry%% *} kd=${entry#* }
 	if [ -n "$kd" ] && "$WBSYNC_TOP/scripts/build-module.sh" "$kd" "$k" >/dev/null; then
@@ -111,9 +113,12 @@ selftests()
 	# shellcheck disable=SC2086
 	"$WBSYNC_TOP/scripts/vm-run" --quiet ${boot[$k]} --out "$out/$k" \
 		--disks 2 --disk-size 1G --profile hdd --timeout 900 -- \
-		env KSRC="$ksrc" WBSYNC_MODULE="${module[$k]}" \
+		env KSRC="$ksrc" WBSYNC_MODULE="${module[$k]}" WBSYNC_STRESS_LOADS=10 \
+		WBSYNC_BIN="$WBSYNC_TOP/output/selftests" \
 		"$WBSYNC_TOP/scripts/guest-tests" "$WBSYNC_TOP/output/selftests/smoke_test" \
-		"$WBSYNC_TOP/selftests/module_test.sh"
+		"$WBSYNC_TOP/selftests/module_test.sh" \
+		"$WBSYNC_TOP/selftests/module_stress.sh" \
+		"$WBSYNC_TOP/selftests/sync_file_range.sh"
 	guest_status $? "$out/$k" "$k"
 	log "selftests in the $k guest: $(cat "$out/$k/vm-run.status")"
 	cat "$out/$k"/*.tap

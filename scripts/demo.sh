@@ -5,9 +5,15 @@
 #
 # The main job (make demo): install what the lab needs, build the vanilla
 # and patched kernels, boot each with busy filesystems on throttled "hdd"
-# disks and print the report of scripts/sync-report.sh (output/report/).
-set -euo pipefail
+# disks and print the report of scripts/sync-report.sh (output/report/);
+# then the sync_file_range(2) benchmark of scripts/sfr-report.sh
+# (output/sfr-report/; options in $SFR_ARGS).
+set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-"$WBSYNC_TOP/scripts/deps.sh"
-exec "$WBSYNC_TOP/scripts/sync-report.sh" "$@"
+"$WBSYNC_TOP/scripts/deps.sh" || die "installing dependencies failed"
+"$WBSYNC_TOP/scripts/sync-report.sh" "$@"
+rc=$?
+# shellcheck disable=SC2086
+"$WBSYNC_TOP/scripts/sfr-report.sh" ${SFR_ARGS:-} || rc=1
+exit $rc

@@ -107,7 +107,8 @@ int main(int argc, char **argv)
 			files = parse(optarg, "file count", 10000000);
 			break;
 		default:
-			fprintf(stderr, "usage: busy_writer [-w WRITERS] [-s SIZE] [-n FILES] DIR...\n");
+			fprintf(stderr,
+				"usage: busy_writer [-w WRITERS] [-s SIZE] [-n FILES] DIR...\n");
 			return 2;
 		}
 	}
@@ -162,8 +163,10 @@ reap:
 			if (pids[w] && waitpid(pids[w], &status, WNOHANG) == pids[w]) {
 				pids[w] = 0;
 				running--;
-				if (!WIFEXITED(status) || WEXITSTATUS(status))
-					stop = ret = 1;
+				if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+					stop = 1;
+					ret = 1;
+				}
 			}
 		}
 	}

@@ -1,0 +1,94 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# sfr-report.sh [-r RUNS] [-t SECONDS] [-n EVERY] [-o OUTDIR]
+#
+# The sync_file_range(2) benchmark: boots the patched kernel with wbsync.ko
+# on one throttled "hdd" disk and runs selftests/sfr_bench.sh (fio,
+# sync_file_range=write:EVERY) RUNS times with SYNC_FILE_RANGE_WRITE as the
+# kernel does it (WB_SYNC_NONE) and with WB_SYNC_ALL forced by the module's
+# sfr_sync_mode knob, alternating.  Writes OUTDIR/results.tsv (one line per
+# run) and OUTDIR/report.md (min / median / max per mode, the ratio of the
+# medians) and prints the table.  Defaults: -r 5 -t 30 -n 16
+# -o output/sfr-report.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+runs=5 secs=30 every=16 out=$WBSYNC_TOP/output/sfr-report
+usage="usage: sfr-report.sh [-r RUNS] [-t SECONDS] [-n EVERY] [-o OUTDIR]"
+while getopts r:t:n:o: opt; do
+	case $opt in
+	r) runs=$OPTARG ;;
+	t) secs=$OPTARG ;;
+	n) every=$OPTARG ;;
+	o) out=$OPTARG ;;
+	*) die "$usage" ;;
+	esac
+done
+[ $OPTIND -gt $# ] || die "$usage"
+for v in "$runs" "$secs" "$every"; do
+	[[ $v =~ ^[1-9][0-9]*$ ]] || die "-r, -t and -n take positive numbers, not '$v'"
+done
+
+kdir=$("$WBSYNC_TOP/scripts/build-kernel.sh" patched) || die "building the patched kernel failed"
+ko=$("$WBSYNC_TOP/scripts/build-module.sh" "$kdir" patched) || die "building wbsync.ko failed"
+rm -rf "$out"
+mkdir -p "$out"
+log "fio with sync_file_range=write:$every, $runs runs of $secs s per mode (about $((runs * 2 * (secs + 5) / 60 + 1)) minutes)"
+"$WBSYNC_TOP/scripts/vm-run" --kernel "$kdir" --out "$out/guest" --disks 1 --profile hdd \
+	--timeout $((runs * 2 * (secs + 60) + 300)) -- env WBSYNC_MODULE="$ko" \
+	"$WBSYNC_TOP/selftests/sfr_bench.sh" -r "$runs" -t "$secs" -n "$every" &&
+	failed=0 || failed=$?
+
+tsv=$out/results.tsv
+printf 'mode\trun\twrite_kib_s\twrite_p50_us\twrite_p99_us\twrite_p99.9_us\tsfr_p50_us\tsfr_p99_us\tsfr_p99.9_us\n' >"$tsv"
+for json in "$out"/guest/sfr-*.json; do
+	[ -e "$json" ] || die "no fio results in $out/guest"
+	run=${json##*/sfr-} run=${run%%-*}
+	mode=${json%.json} mode=${mode##*-}
+	jq -r --arg mode "$mode" --arg run "$run" '.jobs[0] |
+		def us(p): (p // 0) / 1000 | floor;
+		[$mode, $run, .write.bw,
+		 us(.write.clat_ns.percentile["50.000000"]),
+		 us(.write.clat_ns.percentile["99.000000"]),
+		 us(.write.clat_ns.percentile["99.900000"]),
+		 us(.sync.lat_ns.percentile["50.000000"]),
+		 us(.sync.lat_ns.percentile["99.000000"]),
+		 us(.sync.lat_ns.percentile["99.900000"])] | @tsv' "$json" >>"$tsv"
+done
+
+{
+	echo "# sync_file_range(2): WB_SYNC_NONE (the kernel's) vs WB_SYNC_ALL (forced)"
+	echo
+	echo "Kernel: patched ($(series_files | wc -l) patches), one boot, wbsync.ko's sfr_sync_mode" \
+		"knob alternating auto/all; fio: random 8 KiB buffered overwrites of an 8 MiB file (a hot set)" \
+		"on ext4, sync_file_range(SYNC_FILE_RANGE_WRITE) every $every writes, $runs runs of" \
+		"$secs s per mode, one hdd disk.  min / median / max over the runs; latencies in" \
+		"microseconds (write: fio's completion latency of each write(2); sync_file_range:" \
+		"of each call)."
+	echo
+	echo "| metric | WB_SYNC_NONE (auto) | WB_SYNC_ALL (all) | all/auto |"
+	echo "|---|---|---|---|"
+	awk -F'\t' "$AWK_MEDIAN"'
+	NR == 1 { for (i = 3; i <= NF; i++) name[i] = $i; nf = NF; next }
+	{ m = $1; c[m]++; for (i = 3; i <= NF; i++) v[m, i, c[m]] = $i }
+	END {
+		for (i = 3; i <= nf; i++) {
+			line = "| " name[i]
+			for (k = 1; k <= 2; k++) {
+				m = k == 1 ? "auto" : "all"
+				delete a
+				for (j = 1; j <= c[m]; j++) a[j] = v[m, i, j]
+				med[m] = median(a, c[m])
+				line = line sprintf(" | %d / %d / %d", a[1], med[m], a[c[m]])
+			}
+			line = line (med["auto"] > 0 ? sprintf(" | %.2fx |", med["all"] / med["auto"]) : " | - |")
+			print line
+		}
+	}' "$tsv"
+} >"$out/report.md"
+echo
+cat "$out/report.md"
+echo
+log "results: $out/report.md, $out/results.tsv, fio's JSON in $out/guest"
+exit $failed
