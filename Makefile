@@ -3,12 +3,19 @@
 # wbsync: bounded sync(2) for Linux 6.12 -- patches, module, selftests, lab.
 #
 #   make demo     build vanilla + patched kernels, boot both, print the sync report
-#                 (DEMO_ARGS: scripts/sync-report.sh options, e.g. "-f vfat -n 4")
+#                 (DEMO_ARGS: scripts/sync-report.sh options, e.g. "-f vfat -n 4"),
+#                 then the sync_file_range benchmark (SFR_ARGS: sfr-report.sh's)
+#   make sfr-bench  the sync_file_range benchmark alone (fio, WB_SYNC_NONE
+#                 against WB_SYNC_ALL forced by wbsync.ko)
 #   make check    the tests (closing line: "N passed, N failed, N skipped")
 #   make soak     the integrity crash test, SOAK_CYCLES (67) cycles of each of
 #                 sync, syncfs and overwrite: 201 crash cycles
 #   make naive-check  the integrity test against the naive fixture kernel:
 #                 succeeds when the test catches its data loss
+#   make module-stress  100 insmod/rmmod cycles of wbsync.ko under sync,
+#                 syncfs and sync_file_range loops, on the debug variant
+#   make module-overhead  wbsync.ko's cost per event and on the reproducer
+#   make bisect-check  every prefix of the series builds (W=1) and boots
 #   make deps     install the Debian packages the lab needs
 #   make kernels  build (or reuse) both kernels; WBSYNC_VARIANT=debug for lockdep/KASAN
 #   make module KDIR=...  build wbsync.ko against a kernel build or headers
@@ -22,12 +29,12 @@ export WBSYNC_CACHE WBSYNC_VARIANT
 
 SOAK_CYCLES ?= 67
 
-.PHONY: all demo check soak naive-check deps kernels module clean distclean
+.PHONY: all demo check soak naive-check module-stress module-overhead sfr-bench bisect-check deps kernels module clean distclean
 
 all: check
 
 demo:
-	scripts/demo.sh $(DEMO_ARGS)
+	SFR_ARGS="$(SFR_ARGS)" scripts/demo.sh $(DEMO_ARGS)
 
 check:
 	scripts/check.sh
@@ -37,6 +44,18 @@ soak: deps
 
 naive-check: deps
 	scripts/integrity.sh naive --modes sync,overwrite $(INTEGRITY_ARGS)
+
+sfr-bench: deps
+	scripts/sfr-report.sh $(SFR_ARGS)
+
+module-overhead: deps
+	scripts/module-overhead.sh
+
+bisect-check: deps
+	scripts/bisect-check.sh
+
+module-stress: deps
+	WBSYNC_VARIANT=debug scripts/module-stress.sh
 
 deps:
 	scripts/deps.sh

@@ -97,3 +97,14 @@ hash_files()
 		[ -n "$f" ] && sha256sum <"$f"
 	done | sha256sum | cut -c1-16
 }
+
+# For the reports' awk programs: median(a, c) of a[1..c], which it sorts
+# (so a[1] and a[c] are then the minimum and the maximum).
+# shellcheck disable=SC2034
+AWK_MEDIAN='
+function median(a, c,   i, j, t) {
+	for (i = 1; i <= c; i++)
+		for (j = i + 1; j <= c; j++)
+			if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return c % 2 ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2
+}'

@@ -3,6 +3,7 @@
 #
 # sync-report.sh [--short] [-f FSTYPES] [-n NR_FS_LIST] [-r RUNS] [-t SECONDS]
 #                [-w dd|c] [-p PROFILE] [-o OUTDIR] [-s] [-c CONFIGS]
+#                [-k KERNELS]
 # sync-report.sh -R OUTDIR
 #
 # The vanilla-versus-patched report.  For every filesystem type, number of
@@ -19,7 +20,8 @@
 # (another config: fine for a smoke run, not for the numbers).  -c runs
 # the patched kernel's runs once per configuration of sync_busy.sh -c
 # (e.g. "kernel wbsync wbsync:sync_cutoff=vanilla": the module's overhead
-# and its one-boot A/B), reported as patched/CONFIG.  -R renders the
+# and its one-boot A/B), reported as patched/CONFIG.  -k patched leaves
+# out the vanilla kernel (with -c: the module's overhead alone).  -R renders the
 # report again from OUTDIR/results.tsv and OUTDIR/params, without running
 # anything (after editing or merging results).
 set -euo pipefail
@@ -31,9 +33,9 @@ if [ "${1:-}" = --short ]; then
 	fstypes=ext4 nrs=2 runs=3 secs=5
 	shift
 fi
-usage="usage: sync-report.sh [--short] [-f FSTYPES] [-n NR_FS_LIST] [-r RUNS] [-t SECONDS] [-w dd|c] [-p PROFILE] [-o OUTDIR] [-s] [-c CONFIGS] | -R OUTDIR"
-stock=0 configs=kernel render=
-while getopts f:n:r:t:w:p:o:sc:R: opt; do
+usage="usage: sync-report.sh [--short] [-f FSTYPES] [-n NR_FS_LIST] [-r RUNS] [-t SECONDS] [-w dd|c] [-p PROFILE] [-o OUTDIR] [-s] [-c CONFIGS] [-k KERNELS] | -R OUTDIR"
+stock=0 configs=kernel render='' kernels="vanilla patched"
+while getopts f:n:r:t:w:p:o:sc:k:R: opt; do
 	case $opt in
 	f) fstypes=$OPTARG ;;
 	n) nrs=$OPTARG ;;
@@ -44,6 +46,7 @@ while getopts f:n:r:t:w:p:o:sc:R: opt; do
 	o) out=$OPTARG ;;
 	s) stock=1 ;;
 	c) configs=$OPTARG ;;
+	k) kernels=$OPTARG ;;
 	R) render=$OPTARG ;;
 	*) die "$usage" ;;
 	esac
@@ -56,6 +59,7 @@ for n in $nrs; do
 	[[ "$n" =~ ^[1-5]$ ]] || die "a number of filesystems must be 1 to 5, not '$n'"
 done
 [ -n "$fstypes" ] && [ -n "$nrs" ] || die "-f and -n need at least one value"
+case $kernels in "vanilla patched"|patched) ;; *) die "-k must be \"vanilla patched\" or patched" ;; esac
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || die "-r must be a positive number, not '$runs'"
 [[ "$secs" =~ ^[1-9][0-9]*$ ]] || die "-t must be a positive number, not '$secs'"
 case $writer in ''|dd|c) ;; *) die "-w must be dd or c, not '$writer'" ;; esac
@@ -69,11 +73,12 @@ if [ -n "$render" ]; then
 	tsv=$out/results.tsv failed=0
 	ksrc=$("$WBSYNC_TOP/scripts/prepare-tree.sh" --vanilla)
 else
-	kernels="vanilla patched"
 	declare -A boot
 	boot[patched]="--kernel $("$WBSYNC_TOP/scripts/build-kernel.sh" patched)" ||
 		die "building the patched kernel failed"
-	if [ "$stock" = 1 ]; then
+	if [ "$kernels" = patched ]; then
+		vanilla_name="not run"
+	elif [ "$stock" = 1 ]; then
 		mapfile -t ki < <("$WBSYNC_TOP/scripts/stock-initrd.sh")
 		[ "${#ki[@]}" = 2 ] || die "no stock kernel"
 		boot[vanilla]="--kernel ${ki[0]} --initrd ${ki[1]}"
@@ -98,7 +103,7 @@ else
 	tsv=$out/results.tsv
 	printf 'kernel\tfstype\tnr_fs\trun\tsync_seconds\tdirty_bytes\twritten_bytes\tbound_seconds\n' >"$tsv"
 
-	cells=$(( $(wc -w <<<"$fstypes") * $(wc -w <<<"$nrs") * 2 ))
+	cells=$(( $(wc -w <<<"$fstypes") * $(wc -w <<<"$nrs") * $(wc -w <<<"$kernels") ))
 	cell=0 failed=0
 	for f in $fstypes; do
 		for n in $nrs; do
@@ -140,19 +145,13 @@ fi
 
 # Per cell: min/median/max of sync seconds and the median bound.
 summary=$out/summary.tsv
-tail -n +2 "$tsv" | sort -t$'\t' -k2,2 -k3,3n -k1,1 -k5,5g | awk -F'\t' '
+tail -n +2 "$tsv" | sort -t$'\t' -k2,2 -k3,3n -k1,1 -k5,5g | awk -F'\t' "$AWK_MEDIAN"'
 function flush() {
 	if (!cnt)
 		return
 	printf "%s\t%s\t%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\n", f, n, k, cnt, s[1],
 		(cnt % 2 ? s[(cnt + 1) / 2] : (s[cnt / 2] + s[cnt / 2 + 1]) / 2), s[cnt],
 		median(b, cnt)
-}
-function median(a, c,   i, j, t) {
-	for (i = 1; i <= c; i++)
-		for (j = i + 1; j <= c; j++)
-			if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return c % 2 ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2
 }
 {
 	if ($2 != f || $3 != n || $1 != k) { flush(); cnt = 0 }

@@ -20,7 +20,7 @@ cleanup()
 trap cleanup EXIT
 
 ktap_print_header
-ktap_set_plan 11
+ktap_set_plan 13
 read -r disk _ <<<"$WBSYNC_DISKS"
 [ -n "$disk" ] && [ -f "$WBSYNC_MODULE" ] || ktap_exit_fail_msg "need WBSYNC_MODULE and a disk"
 
@@ -41,6 +41,32 @@ ktap_test_result "stats count both WB_SYNC_ALL passes of $disk" [ "${count:-0}" 
 # (ktap_test_result splits its arguments: test through functions.)
 traced_syncfs() { grep -q 'wbsync_sync_end: syncfs' /sys/kernel/tracing/trace; }
 ktap_test_result "tracepoints fired for syncfs(2)" traced_syncfs
+
+# The events work from trace-cmd, as users record them.
+trace_cmd_records()
+{
+	local dat
+
+	dat=$(mktemp) || return 1
+	trace-cmd record -q -o "$dat" -e wbsync sync -f "$mnt" >/dev/null 2>&1 &&
+		trace-cmd report -i "$dat" 2>/dev/null | grep -q 'wbsync_sync_end: *syncfs'
+	local rc=$?
+	rm -f "$dat"
+	return $rc
+}
+ktap_test_result "trace-cmd records the wbsync events" trace_cmd_records
+perf_counts()
+{
+	local n
+
+	n=$(perf stat -x, -e wbsync:wbsync_sync_end sync -f "$mnt" 2>&1 >/dev/null |
+		awk -F, '/wbsync_sync_end/ { print $1 }')
+	ktap_print_msg "perf stat: ${n:-no} wbsync_sync_end event(s)"
+	[ "${n:-0}" -ge 1 ] 2>/dev/null
+}
+ktap_test_result "perf counts the wbsync events" perf_counts
+# trace-cmd leaves the events off: on again for the tests below.
+echo 1 >/sys/kernel/tracing/events/wbsync/enable
 
 # sync_file_range events name the writeback mode each call got.
 traced_sfr_modes()

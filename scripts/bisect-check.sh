@@ -1,0 +1,71 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bisect-check.sh
+#
+# Every prefix of the series builds and boots (bisectability): applies the
+# patches one at a time in a tree of its own, builds each step
+# incrementally in one build directory (the objects a patch touches
+# compiled with W=1 as well, which must not warn), and boots each step with
+# the smoke test (write, sync(2), remount, verify on ext4 and xfs).  TAP on
+# stdout; work in $WBSYNC_CACHE/bisect and output/bisect.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+full=$("$WBSYNC_TOP/scripts/prepare-tree.sh") || die "the series does not apply"
+ksrc=$("$WBSYNC_TOP/scripts/prepare-tree.sh" --vanilla)
+mapfile -t commits < <(git -C "$full" rev-list --reverse base..HEAD)
+[ ${#commits[@]} -gt 0 ] || die "the series is empty"
+make -s -C "$WBSYNC_TOP/selftests" KSRC="$ksrc" OUTPUT="$WBSYNC_TOP/output/selftests" ||
+	die "building the selftests failed"
+
+tree=$WBSYNC_CACHE/bisect/tree
+build=$WBSYNC_CACHE/bisect/build
+out=$WBSYNC_TOP/output/bisect
+mkdir -p "$WBSYNC_CACHE/bisect" "$out"
+exec 9>"$WBSYNC_CACHE/bisect.lock"
+flock 9
+git -C "$ksrc" worktree prune
+[ -d "$tree" ] || git -C "$ksrc" worktree add -q --detach "$tree" base ||
+	die "cannot make the bisect tree"
+
+export CCACHE_DIR=$WBSYNC_CACHE/ccache CCACHE_BASEDIR=$WBSYNC_CACHE CCACHE_NOHASHDIR=1 CCACHE_DEPEND=1
+kmake=(make -C "$tree" O="$build" ARCH=x86_64 -j"$WBSYNC_JOBS")
+command -v ccache >/dev/null && kmake+=(CC="ccache gcc")
+# The configuration of the lab's patched build.
+cfg=$("$WBSYNC_TOP/scripts/build-kernel.sh" patched)/.config
+[ -f "$cfg" ] || die "no configuration of the patched kernel"
+
+echo "TAP version 13"
+echo "1..${#commits[@]}"
+failed=0
+for ((i = 0; i < ${#commits[@]}; i++)); do
+	c=${commits[i]} n=$((i + 1))
+	subject=$(git -C "$full" log -1 --format=%s "$c")
+	step="patch $n/${#commits[@]} ($subject)"
+	log "$step"
+	git -C "$tree" checkout -q --detach "$c" || die "checkout of $c failed"
+	mkdir -p "$build"
+	cp "$cfg" "$build/.config"
+	touched=$(git -C "$tree" diff --name-only "$c^" "$c" -- '*.c' | sed 's/\.c$/.o/')
+	if ! "${kmake[@]}" olddefconfig vmlinux >"$out/build-$n.log" 2>&1; then
+		echo "not ok $n $step builds"
+		failed=1
+		continue
+	fi
+	# shellcheck disable=SC2086
+	if [ -n "$touched" ] && { ! "${kmake[@]}" W=1 $touched >"$out/w1-$n.log" 2>&1 ||
+				  grep -q 'warning:' "$out/w1-$n.log"; }; then
+		echo "not ok $n $step has W=1 warnings ($out/w1-$n.log)"
+		failed=1
+		continue
+	fi
+	if "$WBSYNC_TOP/scripts/vm-run" --quiet --kernel "$build" --out "$out/boot-$n" \
+		--disks 2 --timeout 600 -- "$WBSYNC_TOP/output/selftests/smoke_test" >/dev/null; then
+		echo "ok $n $step builds and boots (smoke test)"
+	else
+		echo "not ok $n $step boots (smoke test: $out/boot-$n)"
+		failed=1
+	fi
+done
+exit $failed

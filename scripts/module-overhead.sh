@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# module-overhead.sh [-r RUNS] [-n NR_FS] [-t SECONDS] [-o OUTDIR]
+#
+# What wbsync.ko costs, in one boot of the patched kernel: the time per
+# probe event (selftests/module_overhead.sh: syncfs(2) on an idle
+# filesystem, without and with the module, alternating), and sync(2) under
+# the reproducer's load without and with the module (sync_busy.sh -c
+# "kernel wbsync", RUNS runs of each, NR_FS busy ext4 filesystems on hdd
+# disks, SECONDS of writing).  Writes OUTDIR/report.md and prints it.
+# Defaults: -r 5 -n 4 -t 30 -o output/module-overhead.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+runs=5 nr=4 secs=30 out=$WBSYNC_TOP/output/module-overhead
+usage="usage: module-overhead.sh [-r RUNS] [-n NR_FS] [-t SECONDS] [-o OUTDIR]"
+while getopts r:n:t:o: opt; do
+	case $opt in
+	r) runs=$OPTARG ;;
+	n) nr=$OPTARG ;;
+	t) secs=$OPTARG ;;
+	o) out=$OPTARG ;;
+	*) die "$usage" ;;
+	esac
+done
+[ $OPTIND -gt $# ] || die "$usage"
+[[ $nr =~ ^[1-5]$ ]] || die "-n must be 1 to 5, not '$nr'"
+for v in "$runs" "$secs"; do
+	[[ $v =~ ^[1-9][0-9]*$ ]] || die "-r and -t take positive numbers, not '$v'"
+done
+
+kdir=$("$WBSYNC_TOP/scripts/build-kernel.sh" patched) || die "building the patched kernel failed"
+ko=$("$WBSYNC_TOP/scripts/build-module.sh" "$kdir" patched) || die "building wbsync.ko failed"
+ksrc=$("$WBSYNC_TOP/scripts/prepare-tree.sh" --vanilla)
+make -s -C "$WBSYNC_TOP/selftests" KSRC="$ksrc" OUTPUT="$WBSYNC_TOP/output/selftests" >/dev/null ||
+	die "building the selftests failed"
+rm -rf "$out"
+mkdir -p "$out"
+log "probe cost, then $runs runs of sync(2) with $nr busy ext4 filesystems, without and with wbsync.ko"
+"$WBSYNC_TOP/scripts/vm-run" --quiet --kernel "$kdir" --out "$out/guest" --disks "$nr" \
+	--disk-size 2G --profile hdd --timeout $((600 + runs * 2 * (secs + 300))) -- \
+	env WBSYNC_MODULE="$ko" BUSY_WRITER="$WBSYNC_TOP/output/selftests/busy_writer" \
+	bash -c "$WBSYNC_TOP/selftests/module_overhead.sh && $WBSYNC_TOP/selftests/sync_busy.sh -f ext4 -n $nr -t $secs -r $runs -c 'kernel wbsync'" &&
+	failed=0 || failed=$?
+
+# Events per reproducer sync(2): the module's counts of each run's stats.
+events=$(cat "$out"/guest/stats-* 2>/dev/null | awk 'NR > 1 && $3 != "phase" { s += $4 } END { print s + 0 }')
+awk -v runs="$runs" -v events="$events" "$AWK_MEDIAN"'
+function kv(k,   i, e) {
+	for (i = 2; i <= NF; i++)
+		if ((e = index($i, "=")) && substr($i, 1, e - 1) == k)
+			return substr($i, e + 1)
+}
+/^# overhead / { c = kv("config"); n[c]++; us[c, n[c]] = kv("us_per_call"); if (c == "wbsync") ev = kv("events_per_call") }
+/^# run=/ { c = kv("config"); m[c]++; s[c, m[c]] = kv("sync_seconds") }
+END {
+	for (k = 1; k <= 2; k++) {
+		c = k == 1 ? "kernel" : "wbsync"
+		delete a; for (i = 1; i <= n[c]; i++) a[i] = us[c, i]; um[c] = median(a, n[c]); umin[c] = a[1]; umax[c] = a[n[c]]
+		delete a; for (i = 1; i <= m[c]; i++) a[i] = s[c, i]; sm[c] = median(a, m[c]); smin[c] = a[1]; smax[c] = a[m[c]]
+	}
+	per = ev > 0 ? (um["wbsync"] - um["kernel"]) / ev : 0
+	print "# wbsync.ko overhead"
+	print ""
+	print "One boot of the patched kernel (QEMU TCG), min / median / max."
+	print ""
+	print "| measurement | without the module | with wbsync.ko | difference |"
+	print "|---|---|---|---|"
+	printf "| idle syncfs(2), us per call (%s events per call) | %.0f / %.0f / %.0f | %.0f / %.0f / %.0f | %+.0f us: %.1f us per event |\n",
+		ev, umin["kernel"], um["kernel"], umax["kernel"], umin["wbsync"], um["wbsync"], umax["wbsync"],
+		um["wbsync"] - um["kernel"], per
+	printf "| reproducer sync(2), seconds (%d runs) | %.2f / %.2f / %.2f | %.2f / %.2f / %.2f | %+.1f%% (noise: the runs spread %.0f%%) |\n",
+		runs, smin["kernel"], sm["kernel"], smax["kernel"], smin["wbsync"], sm["wbsync"], smax["wbsync"],
+		sm["kernel"] > 0 ? (sm["wbsync"] / sm["kernel"] - 1) * 100 : 0,
+		sm["kernel"] > 0 ? (smax["kernel"] - smin["kernel"]) / sm["kernel"] * 100 : 0
+	if (m["wbsync"] > 0 && sm["wbsync"] > 0)
+		printf "\nEvents per reproducer sync(2): %.0f; at %.1f us each that is %.3f s, %.3f%% of the median sync.\n",
+			events / m["wbsync"], per, events / m["wbsync"] * per / 1e6,
+			events / m["wbsync"] * per / 1e6 / sm["wbsync"] * 100
+}' "$out/guest/output" >"$out/report.md"
+echo
+cat "$out/report.md"
+exit "$failed"
