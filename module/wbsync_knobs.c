@@ -166,7 +166,7 @@ static int wbsync_symbol_range(const char *symbol, unsigned long *start,
 			       unsigned long *end)
 {
 	struct kprobe kp = { .symbol_name = symbol };
-	unsigned long size, offset;
+	unsigned long addr, size, offset;
 	char buf[KSYM_SYMBOL_LEN];
 	char *p;
 	int err;
@@ -174,15 +174,17 @@ static int wbsync_symbol_range(const char *symbol, unsigned long *start,
 	err = register_kprobe(&kp);
 	if (err)
 		return err;
-	*start = (unsigned long)kp.addr - kp.offset;
+	addr = (unsigned long)kp.addr;
 	unregister_kprobe(&kp);
-	/* "name+0x0/0x1a0 [module]": the size follows the slash */
-	sprint_symbol(buf, *start);
-	p = strchr(buf, '/');
-	if (!p || sscanf(p + 1, "%lx", &size) != 1)
+	/*
+	 * "name+0x4/0x1a0 [module]": offset and size.  The probe need not be
+	 * at the symbol itself: with IBT it sits after the ENDBR.
+	 */
+	sprint_symbol(buf, addr);
+	p = strchr(buf, '+');
+	if (!p || sscanf(p, "+%lx/%lx", &offset, &size) != 2)
 		return -ENOENT;
-	if (sscanf(strchr(buf, '+') ?: "", "+%lx", &offset) != 1 || offset)
-		return -ENOENT;
+	*start = addr - offset;
 	*end = *start + size;
 	return 0;
 }

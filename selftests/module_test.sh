@@ -20,7 +20,7 @@ cleanup()
 trap cleanup EXIT
 
 ktap_print_header
-ktap_set_plan 13
+ktap_set_plan 14
 read -r disk _ <<<"$WBSYNC_DISKS"
 [ -n "$disk" ] && [ -f "$WBSYNC_MODULE" ] || ktap_exit_fail_msg "need WBSYNC_MODULE and a disk"
 
@@ -125,6 +125,13 @@ knob_ok()
 	[ $bad = 0 ] && [ "$(cat $dbg/$k)" = "${values[$k]##* }" ] || return 1
 	echo "${values[$k]%% *}" >$dbg/$k
 }
+# sfr_sync_mode's function exists in every 6.x kernel: on x86-64 the knob
+# must work, whatever the kernel's build options (IBT, for one).
+sfr_knob_supported()
+{
+	[ "$(uname -m)" != x86_64 ] || [ "$(cat $dbg/sfr_sync_mode)" != unsupported ]
+}
+ktap_test_result "knob sfr_sync_mode is supported on x86-64" sfr_knob_supported
 for k in sync_cutoff sfr_sync_mode wait_inodes; do
 	ktap_print_msg "$k: $(cat $dbg/$k)"
 	ktap_test_result "knob $k: values round-trip, bad ones refused; EOPNOTSUPP if unsupported" knob_ok $k
