@@ -5,8 +5,12 @@
 #   make demo     build vanilla + patched kernels, boot both, print the sync report
 #                 (DEMO_ARGS: scripts/sync-report.sh options, e.g. "-f vfat -n 4"),
 #                 then the sync_file_range benchmark (SFR_ARGS: sfr-report.sh's)
+#                 and the wait_inodes one (WAIT_INODES_ARGS)
 #   make sfr-bench  the sync_file_range benchmark alone (fio, WB_SYNC_NONE
 #                 against WB_SYNC_ALL forced by wbsync.ko)
+#   make wait-inodes-bench  the s_op->wait_inodes benchmark: syncfs(2) under
+#                 small-file creates, generic walk against the test hook
+#                 (WAIT_INODES_ARGS: wait-inodes-report.sh options)
 #   make check    the tests (closing line: "N passed, N failed, N skipped")
 #   make soak     the integrity crash test, SOAK_CYCLES (67) cycles of each of
 #                 sync, syncfs and overwrite: 201 crash cycles
@@ -29,12 +33,13 @@ export WBSYNC_CACHE WBSYNC_VARIANT
 
 SOAK_CYCLES ?= 67
 
-.PHONY: all demo check soak naive-check module-stress module-overhead sfr-bench bisect-check deps kernels module clean distclean
+.PHONY: all demo check soak naive-check module-stress module-overhead sfr-bench wait-inodes-bench \
+	bisect-check deps kernels module clean distclean
 
 all: check
 
 demo:
-	SFR_ARGS="$(SFR_ARGS)" scripts/demo.sh $(DEMO_ARGS)
+	SFR_ARGS="$(SFR_ARGS)" WAIT_INODES_ARGS="$(WAIT_INODES_ARGS)" scripts/demo.sh $(DEMO_ARGS)
 
 check:
 	scripts/check.sh
@@ -47,6 +52,9 @@ naive-check: deps
 
 sfr-bench: deps
 	scripts/sfr-report.sh $(SFR_ARGS)
+
+wait-inodes-bench: deps
+	scripts/wait-inodes-report.sh $(WAIT_INODES_ARGS)
 
 module-overhead: deps
 	scripts/module-overhead.sh

@@ -13,9 +13,11 @@
  *   sfr_sync_mode  __filemap_fdatawrite_range(mapping, start, end, mode)
  *                  called from sync_file_range(): "all" turns WB_SYNC_NONE
  *                  into WB_SYNC_ALL, as before Linux 4.4.
- *   wait_inodes    the series' hook for a filesystem's own wait:
- *                  "generic" forces wait_sb_inodes().  No kernel has the
- *                  hook yet, so it is always unsupported.
+ *   wait_inodes    the series' s_op->wait_inodes: "generic" would force
+ *                  wait_sb_inodes().  The hook is an indirect call
+ *                  through the filesystem's operations, which no probe
+ *                  here can redirect, so the knob is always unsupported;
+ *                  selftests/wait_inodes/wbsync_wait_user.ko has the A/B.
  *
  * A knob whose function does not exist (the series is not applied) or
  * cannot be probed is unsupported: it reads "unsupported" and valid

@@ -79,10 +79,22 @@ for entry in "${module_matrix[@]}"; do
 done
 declare -A module=([patched]=$WBSYNC_TOP/output/module-patched/module/wbsync.ko
 		   [vanilla]=$WBSYNC_TOP/output/module-$stock/module/wbsync.ko)
+# The test-only ->wait_inodes() user: only a kernel with the series has the hook.
+declare -A wait_user=([vanilla]="")
+if [ -n "${kdir[patched]:-}" ] &&
+   wait_user[patched]=$("$WBSYNC_TOP/scripts/build-module.sh" "${kdir[patched]}" patched \
+			 "$WBSYNC_TOP/selftests/wait_inodes"); then
+	result ok "wait_inodes test module builds against patched without W=1 or sparse warnings"
+else
+	wait_user[patched]=
+	result "not ok" "wait_inodes test module builds against patched without W=1 or sparse warnings"
+fi
 
 mkdir -p "$WBSYNC_TOP/output/selftests"
 if make -C "$WBSYNC_TOP/selftests" KSRC="$ksrc" OUTPUT="$WBSYNC_TOP/output/selftests" \
-	>"$out/selftests-build.log" 2>&1; then
+	>"$out/selftests-build.log" 2>&1 &&
+   make -C "$WBSYNC_TOP/selftests/wait_inodes" KSRC="$ksrc" OUTPUT="$WBSYNC_TOP/output/selftests" \
+	>>"$out/selftests-build.log" 2>&1; then
 	result ok "selftests build"
 else
 	cat "$out/selftests-build.log" >&2
@@ -114,11 +126,12 @@ selftests()
 	"$WBSYNC_TOP/scripts/vm-run" --quiet ${boot[$k]} --out "$out/$k" \
 		--disks 2 --disk-size 1G --profile hdd --timeout 900 -- \
 		env KSRC="$ksrc" WBSYNC_MODULE="${module[$k]}" WBSYNC_STRESS_LOADS=10 \
-		WBSYNC_BIN="$WBSYNC_TOP/output/selftests" \
+		WBSYNC_WAIT_USER="${wait_user[$k]}" WBSYNC_BIN="$WBSYNC_TOP/output/selftests" \
 		"$WBSYNC_TOP/scripts/guest-tests" "$WBSYNC_TOP/output/selftests/smoke_test" \
 		"$WBSYNC_TOP/selftests/module_test.sh" \
 		"$WBSYNC_TOP/selftests/module_stress.sh" \
-		"$WBSYNC_TOP/selftests/sync_file_range.sh"
+		"$WBSYNC_TOP/selftests/sync_file_range.sh" \
+		"$WBSYNC_TOP/selftests/wait_inodes/wait_inodes_test.sh"
 	guest_status $? "$out/$k" "$k"
 	log "selftests in the $k guest: $(cat "$out/$k/vm-run.status")"
 	cat "$out/$k"/*.tap
@@ -129,10 +142,11 @@ selftests patched >"$out/selftests-patched.log" 2>&1 &
 wait
 cat "$out/selftests-vanilla.log" "$out/selftests-patched.log"
 
-# The integrity crash test, 22 crash cycles: on the series 3 cycles of each
+# The integrity crash test, 24 crash cycles: on the series 3 cycles of each
 # mode on ext4 (shared layout: two filesystems on one disk's bdi), one of
-# each on xfs, one of each with dm-flakey on two disks; on vanilla the
-# sync mode and the control.  Two guests at a time: one guest leaves a
+# each on xfs, one of each with dm-flakey on two disks, sync(2) and
+# syncfs(2) with both filesystems hooked by the ->wait_inodes() test user;
+# on vanilla the sync mode and the control.  Two guests at a time: one guest leaves a
 # core idle much of the time.  The naive fixture needs a third kernel
 # build: make naive-check.
 integrity()
@@ -154,11 +168,12 @@ integrity()
 		"$@" --out "$out/integrity-$name" >"$out/integrity-$name.tap" 2>&1
 	log "integrity $name: $(tail -n 1 "$out/integrity-$name.tap")"
 }
-log "integrity crash test: 22 cycles in two guests at a time"
+log "integrity crash test: 24 cycles in two guests at a time"
 integrity patched-ext4 patched --cycles "$CHECK_INTEGRITY_CYCLES" --modes all &
 {
 	integrity patched-xfs patched --fs xfs --modes all
 	integrity patched-flakey patched --layout flakey --modes all
+	integrity patched-wait-user patched --wait-user --modes sync,syncfs
 	integrity vanilla-ext4 vanilla --modes sync,nosync
 } &
 wait

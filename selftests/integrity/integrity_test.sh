@@ -57,6 +57,8 @@ usage: integrity_test.sh crash|verify|flakey [options]
                    into \$WBSYNC_OUT/trace (delays the crash by the dump)
   --helper PATH    wbsync_integrity (default: next to this script)
   --module PATH    wbsync_fault.ko (default: next to this script)
+  --wait-user PATH crash, flakey: load this wbsync_wait_user.ko on both
+                   filesystems (the series' ->wait_inodes() test user)
 USAGE
 	exit 2
 }
@@ -98,7 +100,7 @@ drop-writes) flakey_table "$FLAKEY_DROP"; exit ;;
 esac
 
 mode=sync fstype=ext4 record=${WBSYNC_OUT:+$WBSYNC_OUT/record} fault=1 trace=0
-helper=$here/wbsync_integrity module=$here/wbsync_fault.ko
+helper=$here/wbsync_integrity module=$here/wbsync_fault.ko wait_user=
 hopts=()
 need_arg() { [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs an argument"; }
 need_num() { [[ "$2" =~ ^[0-9]+$ ]] || die "$1 needs a number, not '$2'"; }
@@ -119,6 +121,7 @@ while [ $# -gt 0 ]; do
 	--trace) trace=1; shift ;;
 	--helper) need_arg "$@"; helper=$2; shift 2 ;;
 	--module) need_arg "$@"; module=$2; shift 2 ;;
+	--wait-user) need_arg "$@"; wait_user=$2; shift 2 ;;
 	-h|--help) usage ;;
 	*) die "unknown option '$1' (see --help)" ;;
 	esac
@@ -129,6 +132,7 @@ case "$fstype" in ext4|xfs) ;; *) die "unknown filesystem type '$fstype' (ext4, 
 [ -x "$helper" ] || die "helper '$helper' is missing (make wbsync_integrity)"
 [ "$fault" = 0 ] || [ "$phase" = verify ] || [ -f "$module" ] ||
 	die "module '$module' is missing (make -C KERNEL_BUILD M=.../fault)"
+[ -z "$wait_user" ] || [ -f "$wait_user" ] || die "module '$wait_user' is missing"
 
 ktap=
 for f in "$here/kselftest/ktap_helpers.sh" "$here/../kselftest/ktap_helpers.sh" \
@@ -272,6 +276,26 @@ test_fault_skips_kick()
 	[ "$(($(param calls) - calls))" = 1 ] && [ "$(($(param skipped) - skipped))" = 1 ]
 }
 
+# With --wait-user, both filesystems sync through the test-only
+# ->wait_inodes() user (wrapping the generic walk): the crash checks below
+# then hold for a filesystem that has the hook.
+wait_user_calls()
+{
+	cat /sys/module/wbsync_wait_user/parameters/calls
+}
+
+test_wait_user_load()
+{
+	insmod "$wait_user" mnt="$mnt1,$mnt2" && [ "$(wait_user_calls)" = "0 0" ]
+}
+
+test_wait_user_called()
+{
+	sync
+	ktap_print_msg "->wait_inodes() calls of fs1 and fs2 after one sync(2): $(wait_user_calls)"
+	[ "$(wait_user_calls)" = "1 1" ]
+}
+
 # Boot 2 and flakey: check.
 
 record_value()
@@ -405,6 +429,13 @@ run_setup()
 		ktap_test_skip "fault: wbsync_fault loaded with skip_sync_kick=1 (--no-fault)"
 		ktap_test_skip "fault: sync(2) kick skipped (--no-fault)"
 	fi
+	if [ -n "$wait_user" ]; then
+		run "hook: wbsync_wait_user hooks fs1 and fs2" wait_user_load
+		run "hook: one sync(2), one ->wait_inodes() call each" wait_user_called
+	else
+		ktap_test_skip "hook: wbsync_wait_user hooks fs1 and fs2 (no --wait-user)"
+		ktap_test_skip "hook: one sync(2), one ->wait_inodes() call each (no --wait-user)"
+	fi
 }
 
 run_checks()
@@ -435,7 +466,7 @@ mkdir -p "$fsck_out"
 ktap_print_header
 case "$phase" in
 crash)
-	ktap_set_plan 8
+	ktap_set_plan 10
 	run "setup: two partitions on $disk (one bdi)" partition
 	run "setup: $fstype on both" mkfs
 	run "setup: mount fs1, then fs2" mount
@@ -454,7 +485,7 @@ verify)
 	run_checks
 	;;
 flakey)
-	ktap_set_plan 18
+	ktap_set_plan 20
 	run "setup: dm-flakey on two disks (two bdis)" flakey_devices
 	run "setup: $fstype on both" mkfs
 	run "setup: mount fs1, then fs2" mount

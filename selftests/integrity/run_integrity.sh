@@ -38,6 +38,8 @@ usage: run_integrity.sh KERNEL_BUILD_DIR [options]
   --pace-us US     fs1 writer pause per file after the budget (default 2000)
   --inflight       rewrite each fs2 file while its writeback may run
   --no-fault       do not load wbsync_fault.ko (sync(2) kicks the flushers)
+  --wait-user      build wbsync_wait_user.ko (../wait_inodes) and sync both
+                   filesystems through its ->wait_inodes() (kernels with the series)
   --trace          shared layout: trace the writeback works of the sync
                    (dumped before the crash, which it delays)
   --boot IMAGE     boot this kernel image instead of KERNEL_BUILD_DIR/vmlinux
@@ -59,7 +61,7 @@ die()
 case "$1" in -h|--help) usage ;; esac
 kdir=$1
 shift
-boot='' initrd='' cycles=1 modes=sync fstype=ext4 layout=shared profile=none timeout=900 out='' keep=0
+boot='' initrd='' wait_user=0 cycles=1 modes=sync fstype=ext4 layout=shared profile=none timeout=900 out='' keep=0
 gopts=()
 need_arg() { [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs an argument"; }
 need_num()
@@ -76,6 +78,7 @@ while [ $# -gt 0 ]; do
 	--files|--writers1|--writers2|--size1|--size2|--budget|--pace-us)
 		need_num "$@"; gopts+=("$1" "$2"); shift 2 ;;
 	--inflight|--no-fault|--trace) gopts+=("$1"); shift ;;
+	--wait-user) wait_user=1; shift ;;
 	--timeout) need_num "$@"; timeout=$2; shift 2 ;;
 	--boot) need_arg "$@"; boot=$2; shift 2 ;;
 	--initrd) need_arg "$@"; initrd=$2; shift 2 ;;
@@ -131,7 +134,7 @@ work=$(cd "$work" && pwd)
 testno=0 failed=0
 per_mode=2
 [ "$layout" = shared ] || per_mode=1
-plan=$((2 + cycles * ${#mode_list[@]} * per_mode))
+plan=$((2 + wait_user + cycles * ${#mode_list[@]} * per_mode))
 
 tap()
 {
@@ -177,6 +180,23 @@ else
 	tail -n 20 "$work/build-module.log" | comment
 	echo "Bail out! cannot build the module"
 	exit 1
+fi
+
+if [ "$wait_user" = 1 ]; then
+	mkdir -p "$work/wait_user" &&
+		cp "$here/../wait_inodes/wbsync_wait_user.c" "$here/../wait_inodes/Kbuild" "$work/wait_user/" &&
+		make -C "$kdir" M="$work/wait_user" >"$work/build-wait-user.log" 2>&1 &&
+		cp "$work/wait_user/wbsync_wait_user.ko" "$work/bin/"
+	rc=$?
+	if [ "$rc" = 0 ]; then
+		tap ok "build: wbsync_wait_user.ko against $kdir"
+		gopts+=(--wait-user "$work/bin/wbsync_wait_user.ko")
+	else
+		tap "not ok" "build: wbsync_wait_user.ko against $kdir (does the kernel have ->wait_inodes()?)"
+		tail -n 20 "$work/build-wait-user.log" | comment
+		echo "Bail out! cannot build the module"
+		exit 1
+	fi
 fi
 
 trap 'echo "Bail out! interrupted (work directory $work)"; exit 130' INT TERM
