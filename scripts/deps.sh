@@ -12,7 +12,7 @@ pkgs=(
 	# guests
 	qemu-system-x86 procps util-linux
 	# in the guests (the host root is the guest root)
-	e2fsprogs xfsprogs dosfstools dmsetup fdisk fio jq trace-cmd
+	e2fsprogs xfsprogs dosfstools dmsetup fdisk fio jq trace-cmd linux-perf
 	# reports
 	gnuplot-nox
 )

@@ -43,7 +43,7 @@ make -s -C "$WBSYNC_TOP/selftests" KSRC="$ksrc" OUTPUT="$bin" &&
 rm -rf "$out"
 mkdir -p "$out"
 log "syncfs(2) under $writers small-file writers: $runs runs of $secs s per mode, 3 modes (about $((runs * 3 * (secs + 8) / 60 + 1)) minutes)"
-"$WBSYNC_TOP/scripts/vm-run" --kernel "$kdir" --out "$out/guest" --disks 1 --profile "$profile" \
+"$WBSYNC_TOP/scripts/vm-run" --kernel "$kdir" --out "$out/guest" --disks 1 --disk-size 8G --profile "$profile" \
 	--timeout $((runs * 3 * (secs + 60) + 300)) -- \
 	env WBSYNC_WAIT_USER="$ko" WBSYNC_BIN="$bin" \
 	"$WBSYNC_TOP/selftests/wait_inodes/wait_inodes_bench.sh" -r "$runs" -t "$secs" -w "$writers" &&
@@ -52,11 +52,15 @@ log "syncfs(2) under $writers small-file writers: $runs runs of $secs s per mode
 raw=$out/guest/wait-inodes.txt
 [ -s "$raw" ] || die "no results in $raw"
 tsv=$out/results.tsv
-# "key=value ..." lines to columns.
-awk 'BEGIN { OFS = "\t"; n = split("mode run files syncs sys_us_per_sync wall_us_median wall_us_max", k, " ")
-	     for (i = 1; i <= n; i++) printf "%s%s", k[i], i < n ? OFS : "\n" }
+# "key=value ..." lines to columns, with the walk's CPU time per sync and
+# its share of the syncing thread's system time.
+awk 'BEGIN { OFS = "\t"; n = split("mode run files syncs sys_us_per_sync walks walk_inodes walk_us wall_us_median wall_us_max", k, " ")
+	     for (i = 1; i <= n; i++) printf "%s%s", k[i], OFS
+	     print "walk_us_per_sync", "walk_pct_of_sys" }
      { delete f; for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
-       for (i = 1; i <= n; i++) printf "%s%s", f[k[i]], i < n ? OFS : "\n" }' "$raw" >"$tsv"
+       for (i = 1; i <= n; i++) printf "%s%s", f[k[i]], OFS
+       per = f["syncs"] ? f["walk_us"] / f["syncs"] : 0
+       printf "%d\t%.1f\n", per, f["sys_us_per_sync"] ? 100 * per / f["sys_us_per_sync"] : 0 }' "$raw" >"$tsv"
 
 {
 	echo "# s_op->wait_inodes: the generic walk against a hook"
@@ -71,6 +75,7 @@ awk 'BEGIN { OFS = "\t"; n = split("mode run files syncs sys_us_per_sync wall_us
 	echo "| metric | generic | wrap | skip | skip/generic |"
 	echo "|---|---|---|---|---|"
 	awk -F'\t' "$AWK_MEDIAN"'
+	function fmt(x) { return x == int(x) ? sprintf("%d", x) : sprintf("%.1f", x) }
 	NR == 1 { for (i = 3; i <= NF; i++) name[i] = $i; nf = NF; next }
 	{ m = $1; c[m]++; for (i = 3; i <= NF; i++) v[m, i, c[m]] = $i }
 	END {
@@ -82,7 +87,7 @@ awk 'BEGIN { OFS = "\t"; n = split("mode run files syncs sys_us_per_sync wall_us
 				delete a
 				for (j = 1; j <= c[m]; j++) a[j] = v[m, i, j]
 				med[m] = c[m] ? median(a, c[m]) : 0
-				line = line (c[m] ? sprintf(" | %d / %d / %d", a[1], med[m], a[c[m]]) : " | -")
+				line = line (c[m] ? " | " fmt(a[1]) " / " fmt(med[m]) " / " fmt(a[c[m]]) : " | -")
 			}
 			line = line (med["generic"] > 0 ? sprintf(" | %.2f |", med["skip"] / med["generic"]) : " | - |")
 			print line

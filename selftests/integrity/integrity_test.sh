@@ -59,6 +59,8 @@ usage: integrity_test.sh crash|verify|flakey [options]
   --module PATH    wbsync_fault.ko (default: next to this script)
   --wait-user PATH crash, flakey: load this wbsync_wait_user.ko on both
                    filesystems (the series' ->wait_inodes() test user)
+  --wait-user-mode M  its mode: wrap (default) or skip (a hook that breaks
+                   the contract: the negative control)
 USAGE
 	exit 2
 }
@@ -100,7 +102,7 @@ drop-writes) flakey_table "$FLAKEY_DROP"; exit ;;
 esac
 
 mode=sync fstype=ext4 record=${WBSYNC_OUT:+$WBSYNC_OUT/record} fault=1 trace=0
-helper=$here/wbsync_integrity module=$here/wbsync_fault.ko wait_user=
+helper=$here/wbsync_integrity module=$here/wbsync_fault.ko wait_user= wait_user_mode=wrap
 hopts=()
 need_arg() { [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs an argument"; }
 need_num() { [[ "$2" =~ ^[0-9]+$ ]] || die "$1 needs a number, not '$2'"; }
@@ -122,6 +124,7 @@ while [ $# -gt 0 ]; do
 	--helper) need_arg "$@"; helper=$2; shift 2 ;;
 	--module) need_arg "$@"; module=$2; shift 2 ;;
 	--wait-user) need_arg "$@"; wait_user=$2; shift 2 ;;
+	--wait-user-mode) need_arg "$@"; wait_user_mode=$2; shift 2 ;;
 	-h|--help) usage ;;
 	*) die "unknown option '$1' (see --help)" ;;
 	esac
@@ -286,7 +289,8 @@ wait_user_calls()
 
 test_wait_user_load()
 {
-	insmod "$wait_user" mnt="$mnt1,$mnt2" && [ "$(wait_user_calls)" = "0 0" ]
+	insmod "$wait_user" mnt="$mnt1,$mnt2" mode="$wait_user_mode" &&
+		[ "$(wait_user_calls)" = "0 0" ]
 }
 
 test_wait_user_called()
@@ -430,7 +434,7 @@ run_setup()
 		ktap_test_skip "fault: sync(2) kick skipped (--no-fault)"
 	fi
 	if [ -n "$wait_user" ]; then
-		run "hook: wbsync_wait_user hooks fs1 and fs2" wait_user_load
+		run "hook: wbsync_wait_user hooks fs1 and fs2 (mode $wait_user_mode)" wait_user_load
 		run "hook: one sync(2), one ->wait_inodes() call each" wait_user_called
 	else
 		ktap_test_skip "hook: wbsync_wait_user hooks fs1 and fs2 (no --wait-user)"

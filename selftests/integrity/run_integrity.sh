@@ -40,6 +40,8 @@ usage: run_integrity.sh KERNEL_BUILD_DIR [options]
   --no-fault       do not load wbsync_fault.ko (sync(2) kicks the flushers)
   --wait-user      build wbsync_wait_user.ko (../wait_inodes) and sync both
                    filesystems through its ->wait_inodes() (kernels with the series)
+  --wait-user-skip as --wait-user, with a hook that skips the wait: the
+                   negative control, which must lose files
   --trace          shared layout: trace the writeback works of the sync
                    (dumped before the crash, which it delays)
   --boot IMAGE     boot this kernel image instead of KERNEL_BUILD_DIR/vmlinux
@@ -79,6 +81,7 @@ while [ $# -gt 0 ]; do
 		need_num "$@"; gopts+=("$1" "$2"); shift 2 ;;
 	--inflight|--no-fault|--trace) gopts+=("$1"); shift ;;
 	--wait-user) wait_user=1; shift ;;
+	--wait-user-skip) wait_user=1; gopts+=(--wait-user-mode skip); shift ;;
 	--timeout) need_num "$@"; timeout=$2; shift 2 ;;
 	--boot) need_arg "$@"; boot=$2; shift 2 ;;
 	--initrd) need_arg "$@"; initrd=$2; shift 2 ;;

@@ -11,8 +11,10 @@
 #   wrap     wbsync_wait_user.ko's hook wrapping wait_sb_inodes()
 #   skip     the hook without the walk (unsafe; the walk's cost is the
 #            difference to "wrap")
-# One line per run on stdout ("mode=M run=N files=F syncs=... sys_us=...",
-# syncfs_loop's fields) and in $WBSYNC_OUT/wait-inodes.txt;
+# The walks are traced (see walk_trace_setup).  One line per run on stdout
+# ("mode=M run=N files=F syncs=... sys_us=... walks=W walk_inodes=I
+# walk_us=T": syncfs_loop's and the trace's fields) and in
+# $WBSYNC_OUT/wait-inodes.txt;
 # scripts/wait-inodes-report.sh makes the table.  Needs $WBSYNC_WAIT_USER
 # and $WBSYNC_BIN (busy_writer, syncfs_loop).
 set -u
@@ -36,9 +38,11 @@ read -r disk _ <<<"${WBSYNC_DISKS:-}"
 [ -f "${WBSYNC_WAIT_USER:-}" ] || fail "WBSYNC_WAIT_USER (wbsync_wait_user.ko) is not set"
 bin=${WBSYNC_BIN:-}
 [ -x "$bin/busy_writer" ] && [ -x "$bin/syncfs_loop" ] || fail "no busy_writer or syncfs_loop in WBSYNC_BIN"
+[ -e /sys/kernel/tracing/options/sleep-time ] || fail "no function_graph tracer in this kernel"
 
 mnt=$(mktemp -d)
 writer=
+tracing=/sys/kernel/tracing
 # What a failed run leaves behind, undone.
 reset()
 {
@@ -52,9 +56,55 @@ reset()
 cleanup()
 {
 	reset
+	echo nop >$tracing/current_tracer
 	rmdir "$mnt"
 }
 trap cleanup EXIT
+
+# The walk's own cost: function_graph on wait_sb_inodes() and the
+# filemap_fdatawait_keep_errors() calls in it (the inodes it waits on),
+# with the time a task sleeps left out (sleep-time off): the duration of a
+# wait_sb_inodes() call is then the CPU time of the walk.  Only those two
+# functions are patched, once, before any writer runs: switching a tracer
+# over every function while writers run has crashed a TCG guest here
+# ("Oops: int3" on an ftrace call site).  In every mode, for the same
+# overhead.
+walk_trace_setup()
+{
+	echo nop >$tracing/current_tracer &&
+		echo 'wait_sb_inodes filemap_fdatawait_keep_errors' >$tracing/set_ftrace_filter &&
+		echo wait_sb_inodes >$tracing/set_graph_function &&
+		echo 2 >$tracing/max_graph_depth &&
+		echo 0 >$tracing/options/sleep-time &&
+		echo 1 >$tracing/options/funcgraph-proc &&
+		echo 16384 >$tracing/buffer_size_kb &&
+		echo function_graph >$tracing/current_tracer
+}
+
+walk_trace_start()
+{
+	echo >$tracing/trace
+}
+
+# Prints "walks=N walk_inodes=I walk_us=T" (T: CPU time of all walks).
+walk_trace_stop()
+{
+	awk '
+	# " 1)  syncfs_-123   |  + 12.3 us   |    name();" (pid after the CPU)
+	{ pid = $2 }
+	/wait_sb_inodes\(\) \{/ { open[pid] = 1; next }
+	/wait_sb_inodes\(\);/ { walks++; us += dur(); next }
+	open[pid] && /filemap_fdatawait_keep_errors\(\);/ { inodes++; next }
+	open[pid] && /\|  \}/ { walks++; us += dur(); open[pid] = 0 }
+	function dur(   i) {
+		for (i = 1; i < NF; i++)
+			if ($(i + 1) == "us") return $i
+		return 0
+	}
+	END { printf "walks=%d walk_inodes=%d walk_us=%d\n", walks, inodes, us }
+	' $tracing/trace
+	echo >$tracing/trace
+}
 
 # one_run MODE RUN: sets $line to the result.
 one_run()
@@ -66,12 +116,14 @@ one_run()
 		insmod "$WBSYNC_WAIT_USER" mnt="$mnt" &&
 			echo "$mode" >/sys/module/wbsync_wait_user/parameters/mode || return 1
 	fi
-	"$bin/busy_writer" -w "$writers" -s 4096 -n 1000000 "$mnt" >"$mnt.files" &
+	"$bin/busy_writer" -w "$writers" -s 4096 -n 1000000 "$mnt" >"$mnt.files" 2>&1 &
 	writer=$!
 	sleep 2
+	walk_trace_start
 	res=$("$bin/syncfs_loop" -t "$secs" "$mnt") || return 1
-	kill "$writer"
-	wait "$writer"
+	res+=" $(walk_trace_stop)"
+	kill "$writer" 2>/dev/null
+	wait "$writer" || { echo "# busy_writer failed: $(tail -n 1 "$mnt.files")"; return 1; }
 	writer=
 	files=$(sed -n 's/^files_created=//p' "$mnt.files")
 	rm -f "$mnt.files"
@@ -86,6 +138,7 @@ one_run()
 }
 
 : >"$WBSYNC_OUT/wait-inodes.txt"
+walk_trace_setup || fail "cannot set up the function_graph tracer"
 echo "TAP version 13"
 echo "1..$((runs * 3))"
 n=0 failed=0
