@@ -108,3 +108,30 @@ function median(a, c,   i, j, t) {
 			if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return c % 2 ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2
 }'
+
+# mode_table TSV MODES NUM DEN: Markdown rows of a benchmark table from
+# TSV (header line; column 1 the mode, column 2 the run, the rest
+# metrics): per metric, min / median / max of each of MODES (a
+# space-separated list, in column order), then the ratio of the medians
+# of modes NUM and DEN.
+mode_table()
+{
+	awk -F'\t' -v modes="$2" -v num="$3" -v den="$4" "$AWK_MEDIAN"'
+	function fmt(x) { return x == int(x) ? sprintf("%d", x) : sprintf("%.1f", x) }
+	NR == 1 { for (i = 3; i <= NF; i++) name[i] = $i; nf = NF; next }
+	{ m = $1; c[m]++; for (i = 3; i <= NF; i++) v[m, i, c[m]] = $i }
+	END {
+		nm = split(modes, mode, " ")
+		for (i = 3; i <= nf; i++) {
+			line = "| " name[i]
+			for (k = 1; k <= nm; k++) {
+				m = mode[k]
+				delete a
+				for (j = 1; j <= c[m]; j++) a[j] = v[m, i, j]
+				med[m] = c[m] ? median(a, c[m]) : 0
+				line = line (c[m] ? " | " fmt(a[1]) " / " fmt(med[m]) " / " fmt(a[c[m]]) : " | -")
+			}
+			print line (med[den] > 0 ? sprintf(" | %.2fx |", med[num] / med[den]) : " | - |")
+		}
+	}' "$1"
+}

@@ -69,23 +69,7 @@ done
 	echo
 	echo "| metric | WB_SYNC_NONE (auto) | WB_SYNC_ALL (all) | all/auto |"
 	echo "|---|---|---|---|"
-	awk -F'\t' "$AWK_MEDIAN"'
-	NR == 1 { for (i = 3; i <= NF; i++) name[i] = $i; nf = NF; next }
-	{ m = $1; c[m]++; for (i = 3; i <= NF; i++) v[m, i, c[m]] = $i }
-	END {
-		for (i = 3; i <= nf; i++) {
-			line = "| " name[i]
-			for (k = 1; k <= 2; k++) {
-				m = k == 1 ? "auto" : "all"
-				delete a
-				for (j = 1; j <= c[m]; j++) a[j] = v[m, i, j]
-				med[m] = median(a, c[m])
-				line = line sprintf(" | %d / %d / %d", a[1], med[m], a[c[m]])
-			}
-			line = line (med["auto"] > 0 ? sprintf(" | %.2fx |", med["all"] / med["auto"]) : " | - |")
-			print line
-		}
-	}' "$tsv"
+	mode_table "$tsv" "auto all" all auto
 } >"$out/report.md"
 echo
 cat "$out/report.md"

@@ -74,25 +74,7 @@ awk 'BEGIN { OFS = "\t"; n = split("mode run files syncs sys_us_per_sync walks w
 	echo
 	echo "| metric | generic | wrap | skip | skip/generic |"
 	echo "|---|---|---|---|---|"
-	awk -F'\t' "$AWK_MEDIAN"'
-	function fmt(x) { return x == int(x) ? sprintf("%d", x) : sprintf("%.1f", x) }
-	NR == 1 { for (i = 3; i <= NF; i++) name[i] = $i; nf = NF; next }
-	{ m = $1; c[m]++; for (i = 3; i <= NF; i++) v[m, i, c[m]] = $i }
-	END {
-		split("generic wrap skip", modes, " ")
-		for (i = 3; i <= nf; i++) {
-			line = "| " name[i]
-			for (k = 1; k <= 3; k++) {
-				m = modes[k]
-				delete a
-				for (j = 1; j <= c[m]; j++) a[j] = v[m, i, j]
-				med[m] = c[m] ? median(a, c[m]) : 0
-				line = line (c[m] ? " | " fmt(a[1]) " / " fmt(med[m]) " / " fmt(a[c[m]]) : " | -")
-			}
-			line = line (med["generic"] > 0 ? sprintf(" | %.2f |", med["skip"] / med["generic"]) : " | - |")
-			print line
-		}
-	}' "$tsv"
+	mode_table "$tsv" "generic wrap skip" skip generic
 } >"$out/report.md"
 echo
 cat "$out/report.md"

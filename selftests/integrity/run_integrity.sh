@@ -131,7 +131,7 @@ done
 [ -n "$ktap" ] || die "ktap_helpers.sh not found (set KSRC to the kernel tree)"
 
 work=${out:-$here/output/run-$(date +%Y%m%d-%H%M%S)-$$}
-mkdir -p "$work/bin/kselftest" "$work/fault" || die "cannot create '$work'"
+mkdir -p "$work/bin/kselftest" || die "cannot create '$work'"
 work=$(cd "$work" && pwd)
 
 testno=0 failed=0
@@ -172,34 +172,28 @@ else
 	echo "Bail out! cannot build the helper"
 	exit 1
 fi
-cp "$here/fault/wbsync_fault.c" "$here/fault/Kbuild" "$work/fault/" &&
-	make -C "$kdir" M="$work/fault" >"$work/build-module.log" 2>&1 &&
-	cp "$work/fault/wbsync_fault.ko" "$work/bin/"
-rc=$?
-if [ "$rc" = 0 ]; then
-	tap ok "build: wbsync_fault.ko against $kdir"
-else
-	tap "not ok" "build: wbsync_fault.ko against $kdir"
-	tail -n 20 "$work/build-module.log" | comment
-	echo "Bail out! cannot build the module"
-	exit 1
-fi
+# build_module SRCDIR NAME: build NAME.ko from SRCDIR (a Kbuild and
+# NAME.c) against the kernel into $work/bin, as one TAP result; bail out
+# if it fails.
+build_module()
+{
+	local src=$1 name=$2 dir=$work/$2
 
-if [ "$wait_user" = 1 ]; then
-	mkdir -p "$work/wait_user" &&
-		cp "$here/../wait_inodes/wbsync_wait_user.c" "$here/../wait_inodes/Kbuild" "$work/wait_user/" &&
-		make -C "$kdir" M="$work/wait_user" >"$work/build-wait-user.log" 2>&1 &&
-		cp "$work/wait_user/wbsync_wait_user.ko" "$work/bin/"
-	rc=$?
-	if [ "$rc" = 0 ]; then
-		tap ok "build: wbsync_wait_user.ko against $kdir"
-		gopts+=(--wait-user "$work/bin/wbsync_wait_user.ko")
-	else
-		tap "not ok" "build: wbsync_wait_user.ko against $kdir (does the kernel have ->wait_inodes()?)"
-		tail -n 20 "$work/build-wait-user.log" | comment
-		echo "Bail out! cannot build the module"
-		exit 1
+	if mkdir -p "$dir" && cp "$src/$name.c" "$src/Kbuild" "$dir/" &&
+	   make -C "$kdir" M="$dir" >"$work/build-$name.log" 2>&1 &&
+	   cp "$dir/$name.ko" "$work/bin/"; then
+		tap ok "build: $name.ko against $kdir"
+		return
 	fi
+	tap "not ok" "build: $name.ko against $kdir"
+	tail -n 20 "$work/build-$name.log" | comment
+	echo "Bail out! cannot build $name.ko"
+	exit 1
+}
+build_module "$here/fault" wbsync_fault
+if [ "$wait_user" = 1 ]; then
+	build_module "$here/../wait_inodes" wbsync_wait_user
+	gopts+=(--wait-user "$work/bin/wbsync_wait_user.ko")
 fi
 
 trap 'echo "Bail out! interrupted (work directory $work)"; exit 130' INT TERM
