@@ -40,7 +40,7 @@ expect_error()
 vm=("$top/scripts/vm-run" --kernel "$KERNEL" --quiet)
 
 ktap_print_header
-ktap_set_plan 21
+ktap_set_plan 22
 
 # Console scanner.
 ktap_test_result "scan-console passes a clean log" \
@@ -132,6 +132,16 @@ if [ $rc = 3 ] && no_qemu_left; then
 	ktap_test_pass "vm-run returns the guest command's exit status"
 else
 	ktap_test_fail "vm-run returns the guest command's exit status (got $rc)"
+fi
+
+# vm-run: a $WBSYNC_CACHE below the guest's tmpfs (here /tmp) is still the
+# host's, where the guest's tests find the kernel tree.
+mkdir -p "$tmp/cache" && touch "$tmp/cache/seen-by-guest"
+if (cd / && WBSYNC_CACHE=$tmp/cache "${vm[@]}" --out "$tmp/o" -- \
+	test -f "$tmp/cache/seen-by-guest") >/dev/null 2>&1; then
+	ktap_test_pass "vm-run shows the guest a cache below its tmpfs"
+else
+	ktap_test_fail "vm-run shows the guest a cache below its tmpfs"
 fi
 
 # vm-run: a hung guest is killed at the timeout, with a message.
