@@ -117,11 +117,10 @@ if [ -n "${kdir[patched]:-}" ]; then
 	KSRC=$ksrc KERNEL=${kdir[patched]} "$WBSYNC_TOP/scripts/tests/lab_test.sh" | tee "$out/lab_test.tap"
 fi
 
-selftests()
+guest_selftests()
 {
 	local k=$1
 
-	[ -n "${boot[$k]:-}" ] || return 0
 	# shellcheck disable=SC2086
 	"$WBSYNC_TOP/scripts/vm-run" --quiet ${boot[$k]} --out "$out/$k" \
 		--disks 2 --disk-size 1G --profile hdd --timeout 900 -- \
@@ -132,7 +131,22 @@ selftests()
 		"$WBSYNC_TOP/selftests/module_stress.sh" \
 		"$WBSYNC_TOP/selftests/sync_file_range.sh" \
 		"$WBSYNC_TOP/selftests/wait_inodes/wait_inodes_test.sh"
-	guest_status $? "$out/$k" "$k"
+}
+
+selftests()
+{
+	local k=$1 try rc
+
+	[ -n "${boot[$k]:-}" ] || return 0
+	# Once more if the guest died or hung before the command (status 125:
+	# the emulated machine failed, the tests did not run).
+	for try in 1 2; do
+		guest_selftests "$k"
+		rc=$?
+		[ "$rc" = 125 ] && [ "$try" = 1 ] || break
+		log "the $k guest failed before the tests ran: booting it again"
+	done
+	guest_status "$rc" "$out/$k" "$k"
 	log "selftests in the $k guest: $(cat "$out/$k/vm-run.status")"
 	cat "$out/$k"/*.tap
 }

@@ -40,7 +40,7 @@ expect_error()
 vm=("$top/scripts/vm-run" --kernel "$KERNEL" --quiet)
 
 ktap_print_header
-ktap_set_plan 22
+ktap_set_plan 24
 
 # Console scanner.
 ktap_test_result "scan-console passes a clean log" \
@@ -164,5 +164,19 @@ else
 	ktap_print_msg "exit $rc: $(cat "$tmp/stderr")"
 	ktap_test_fail "vm-run tells a guest that died before the command (125)"
 fi
+
+# vm-run: a guest that hangs before the command (here: an init that
+# sleeps) is killed at the boot timeout, not at the command's, with 125.
+"${vm[@]}" --out "$tmp/o" --boot-timeout 15 --append "init=/bin/sleep -- 600" -- true \
+	>/dev/null 2>"$tmp/stderr"
+rc=$?
+if [ $rc = 125 ] && grep -q 'did not start the command in 15 s' "$tmp/stderr" && no_qemu_left; then
+	ktap_test_pass "vm-run gives up on a guest that hangs before the command (125)"
+else
+	ktap_print_msg "exit $rc: $(cat "$tmp/stderr")"
+	ktap_test_fail "vm-run gives up on a guest that hangs before the command (125)"
+fi
+expect_error "vm-run refuses a bad --boot-timeout" "bad --boot-timeout" \
+	"${vm[@]}" --out "$tmp/o" --boot-timeout 0 -- true
 
 ktap_finished
