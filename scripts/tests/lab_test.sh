@@ -37,6 +37,22 @@ expect_error()
 	fi
 }
 
+# expect_status DESCRIPTION STATUS PATTERN CMD...: CMD exits with STATUS, a
+# message on stderr matches PATTERN, and no QEMU is left behind.
+expect_status()
+{
+	local desc=$1 status=$2 pattern=$3 rc
+	shift 3
+	"$@" >/dev/null 2>"$tmp/stderr"
+	rc=$?
+	if [ $rc = "$status" ] && grep -q -- "$pattern" "$tmp/stderr" && no_qemu_left; then
+		ktap_test_pass "$desc"
+	else
+		ktap_print_msg "exit $rc: $(cat "$tmp/stderr")"
+		ktap_test_fail "$desc"
+	fi
+}
+
 vm=("$top/scripts/vm-run" --kernel "$KERNEL" --quiet)
 
 ktap_print_header
@@ -145,37 +161,20 @@ else
 fi
 
 # vm-run: a hung guest is killed at the timeout, with a message.
-"${vm[@]}" --out "$tmp/o" --timeout 20 -- sleep 600 >/dev/null 2>"$tmp/stderr"
-rc=$?
-if [ $rc = 124 ] && grep -q 'timed out after 20 s' "$tmp/stderr" && no_qemu_left; then
-	ktap_test_pass "vm-run kills a hung guest at the timeout"
-else
-	ktap_print_msg "exit $rc: $(cat "$tmp/stderr")"
-	ktap_test_fail "vm-run kills a hung guest at the timeout"
-fi
+expect_status "vm-run kills a hung guest at the timeout" 124 'timed out after 20 s' \
+	"${vm[@]}" --out "$tmp/o" --timeout 20 -- sleep 600
 
 # vm-run: a guest that dies before the command runs (here: no init) is a
 # lab failure with a status of its own, not the command's failure.
-"${vm[@]}" --out "$tmp/o" --append init=/no-such-init-wbsync -- true >/dev/null 2>"$tmp/stderr"
-rc=$?
-if [ $rc = 125 ] && grep -q 'died before it ran the command' "$tmp/stderr" && no_qemu_left; then
-	ktap_test_pass "vm-run tells a guest that died before the command (125)"
-else
-	ktap_print_msg "exit $rc: $(cat "$tmp/stderr")"
-	ktap_test_fail "vm-run tells a guest that died before the command (125)"
-fi
+expect_status "vm-run tells a guest that died before the command (125)" 125 \
+	'died before it ran the command' \
+	"${vm[@]}" --out "$tmp/o" --append init=/no-such-init-wbsync -- true
 
 # vm-run: a guest that hangs before the command (here: an init that
 # sleeps) is killed at the boot timeout, not at the command's, with 125.
-"${vm[@]}" --out "$tmp/o" --boot-timeout 15 --append "init=/bin/sleep -- 600" -- true \
-	>/dev/null 2>"$tmp/stderr"
-rc=$?
-if [ $rc = 125 ] && grep -q 'did not start the command in 15 s' "$tmp/stderr" && no_qemu_left; then
-	ktap_test_pass "vm-run gives up on a guest that hangs before the command (125)"
-else
-	ktap_print_msg "exit $rc: $(cat "$tmp/stderr")"
-	ktap_test_fail "vm-run gives up on a guest that hangs before the command (125)"
-fi
+expect_status "vm-run gives up on a guest that hangs before the command (125)" 125 \
+	'did not start the command in 15 s' \
+	"${vm[@]}" --out "$tmp/o" --boot-timeout 15 --append "init=/bin/sleep -- 600" -- true
 expect_error "vm-run refuses a bad --boot-timeout" "bad --boot-timeout" \
 	"${vm[@]}" --out "$tmp/o" --boot-timeout 0 -- true
 
