@@ -158,8 +158,9 @@ cat "$out/selftests-vanilla.log" "$out/selftests-patched.log"
 
 # The integrity crash test, 24 crash cycles: on the series 2 cycles of each
 # mode on ext4 (shared layout: two filesystems on one disk's bdi), one of
-# each on vfat and on xfs, one of each with dm-flakey on two disks, sync(2) and
-# syncfs(2) with both filesystems hooked by the ->wait_inodes() test user;
+# each on vfat and on xfs, one of each with dm-flakey on two disks,
+# sync(2) and syncfs(2) with both filesystems hooked by the ->wait_inodes()
+# test user;
 # on vanilla the sync mode and the control.  Two guests at a time: one guest leaves a
 # core idle much of the time.  The naive fixture needs a third kernel
 # build: make naive-check.

@@ -12,9 +12,9 @@
 # (one line per run), OUTDIR/report.md (min/median/max sync seconds, the
 # ratio vanilla/patched of the medians, the bound) and OUTDIR/report.png,
 # and prints the table.  Defaults: -f "ext4 xfs vfat" -n 4 -r 5 -t 30
-# -p hdd -o output/report -w c (busy_writer: the seed's dd loops without a
-# fork per file, which under TCG would leave vfat almost idle).  --short is
-# the make check mode:
+# -p hdd -o output/report -w c (busy_writer, the seed's dd loops without a
+# fork per file; the dd loops themselves, -w dd, dirty so little under TCG
+# that vfat stays almost idle).  --short is the make check mode:
 # -f ext4 -n 2 -r 3 -t 5.  The kernels are the lab's builds (build-kernel.sh);
 # with -s, "vanilla" is Debian's stock kernel of the same source instead
 # (another config: fine for a smoke run, not for the numbers).  -c runs

@@ -14,8 +14,8 @@
 # only on what the sync writes, not on timing.
 #
 # crash   Boot 1, shared bdi: the first disk of $WBSYNC_DISKS gets two
-#         partitions with ext4 (or --fs xfs or vfat) on each.  fs1 and fs2 share
-#         the disk's bdi.
+#         partitions with ext4 (or --fs xfs or vfat) on each.  fs1 and
+#         fs2 share the disk's bdi.
 #         The fs1 writers start, the fs2 writers write their files and stop,
 #         and wbsync_integrity calls sync with the fs1 writers still running.
 #         It records the files and the sync start time in --record, then
