@@ -112,6 +112,8 @@ fi
 } >"$out/build.tap"
 cat "$out/build.tap"
 
+log "checking that deps.sh installs every program the scripts run"
+KSRC=$ksrc "$WBSYNC_TOP/scripts/tests/deps_test.sh" | tee "$out/deps_test.tap"
 if [ -n "${kdir[patched]:-}" ]; then
 	log "testing the lab (scripts/tests/lab_test.sh)"
 	KSRC=$ksrc KERNEL=${kdir[patched]} "$WBSYNC_TOP/scripts/tests/lab_test.sh" | tee "$out/lab_test.tap"

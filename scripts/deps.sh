@@ -1,21 +1,76 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# deps.sh: install the Debian packages the lab needs (only what is missing).
+# deps.sh [--list]
+#
+# Install the Debian packages the lab needs (only what is missing).  The
+# table below names each package and the programs of it that the lab's
+# scripts run, on the host or in a guest (whose root is the host's);
+# scripts/tests/deps_test.sh checks that no script runs a program missing
+# from it and that each program comes from its package, so that a fresh
+# machine has all a run needs.  --list prints the table and installs
+# nothing.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-pkgs=(
+table=(
 	# kernel source and build
-	"$(base_package)" build-essential bc bison flex libelf-dev libssl-dev
-	cpio kmod ccache git xz-utils python3 sparse rsync
+	"$(base_package):"
+	"build-essential:"
+	"gcc: gcc"
+	"make: make"
+	"bc: bc"
+	"bison:" "flex:" "libelf-dev:" "libssl-dev:"
+	"cpio: cpio"
+	"kmod: insmod modprobe rmmod"
+	"ccache: ccache"
+	"git: git"
+	"xz-utils: xz"
+	"zstd: zstd"
+	"gzip: gzip"
+	"tar: tar"
+	"python3:" "python3-minimal: python3"
+	"sparse: sparse"
+	"rsync: rsync"
 	# guests
-	qemu-system-x86 procps util-linux
-	# in the guests (the host root is the guest root)
-	e2fsprogs xfsprogs dosfstools dmsetup fdisk fio jq trace-cmd linux-perf
-	# reports
-	gnuplot-nox
+	"qemu-system-x86: qemu-system-x86_64"
+	"busybox: busybox"
+	"libc-bin: ldd"
+	"procps: pgrep sysctl"
+	"util-linux: blockdev dmesg flock mountpoint"
+	"mount: mount umount"
+	"fdisk: sfdisk"
+	"hostname: hostname"
+	# filesystems and devices in the guests
+	"e2fsprogs: mkfs.ext4 e2fsck"
+	"xfsprogs: mkfs.xfs xfs_io xfs_repair"
+	"dosfstools: mkfs.vfat fsck.vfat"
+	"dmsetup: dmsetup"
+	# load, tracing and reports
+	"fio: fio"
+	"jq: jq"
+	"trace-cmd: trace-cmd"
+	"linux-perf: perf"
+	"gnuplot-nox: gnuplot"
+	# the lab's own tests (scripts/lab-commands)
+	"shfmt: shfmt"
+	# in every Debian system, listed for their programs
+	"apt: apt-get apt-cache"
+	"dpkg: dpkg dpkg-query"
+	"coreutils: basename cat chmod cp cut date dd dirname head id ln ls md5sum mkdir mktemp mv nproc readlink realpath rm rmdir sha256sum sleep sort stat sync tail tee touch tr truncate uname uniq wc"
+	"dash: sh"
+	"diffutils: cmp"
+	"findutils: find"
+	"grep: grep"
+	"mawk: awk"
+	"sed: sed"
 )
+
+if [ "${1:-}" = --list ]; then
+	printf '%s\n' "${table[@]}"
+	exit 0
+fi
+[ $# = 0 ] || { echo "usage: deps.sh [--list]" >&2; exit 2; }
 
 updated=0
 install()
@@ -34,7 +89,7 @@ install()
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-install "${pkgs[@]}"
+install "${table[@]%%:*}"
 # Debian's stock kernels, matching the base (known once it is installed):
 # headers for the module's build matrix, and the generic flavour's image,
 # which has 9p as modules (cloud-amd64 has no 9p) for the stock guest.

@@ -52,7 +52,6 @@ series_dir_check()
 	[ -d "$(series_dir)" ] || die "patch directory $(series_dir) does not exist"
 }
 
-# The patch series, in the order git am applies it (the cover letter of
 # Debian's stock kernels that wbsync.ko is built for and booted on: the
 # 6.12 ABI of the base source ("6.12.117+deb12"), and the newest 6.1 ABI
 # in the archive ("6.1.0-57").
@@ -80,6 +79,7 @@ stock_kdirs()
 	echo "debian-$abi-cloud-amd64 /usr/src/linux-headers-$abi-cloud-amd64"
 }
 
+# The patch series, in the order git am applies it (the cover letter of
 # git format-patch carries no diff).
 series_files()
 {

@@ -141,7 +141,7 @@ case "$fstype" in ext4|xfs|vfat) ;; *) die "unknown filesystem type '$fstype' (e
 ktap=
 for f in "$here/kselftest/ktap_helpers.sh" "$here/../kselftest/ktap_helpers.sh" \
 	"${KSRC:-/nonexistent}/tools/testing/selftests/kselftest/ktap_helpers.sh" \
-	/var/cache/wbsync/src/linux-*/tools/testing/selftests/kselftest/ktap_helpers.sh; do
+	"${WBSYNC_CACHE:-/var/cache/wbsync}"/src/linux-*/tools/testing/selftests/kselftest/ktap_helpers.sh; do
 	[ -f "$f" ] && { ktap=$f; break; }
 done
 [ -n "$ktap" ] || die "ktap_helpers.sh not found (set KSRC to a kernel tree)"

@@ -115,9 +115,9 @@ case "$fstype" in ext4|xfs|vfat) ;; *) die "unknown filesystem type '$fstype' (e
 case "$layout" in shared|flakey) ;; *) die "unknown layout '$layout' (shared, flakey)" ;; esac
 case "$profile" in none|ssd|hdd) ;; *) die "unknown profile '$profile' (none, ssd, hdd)" ;; esac
 
-# The lab: scripts/vm-run of the repository this lives in, or /work/main.
+# The lab: scripts/vm-run of the repository this lives in.
 vmrun=${WBSYNC_VMRUN:-}
-for f in "$here/../../scripts/vm-run" "$here/../scripts/vm-run" /work/main/scripts/vm-run; do
+for f in "$here/../../scripts/vm-run" "$here/../scripts/vm-run"; do
 	[ -n "$vmrun" ] && break
 	[ -x "$f" ] && vmrun=$(cd "$(dirname "$f")" && pwd)/vm-run
 done
@@ -125,7 +125,7 @@ done
 ktap=
 for f in "$kdir/source/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 	"${KSRC:-/nonexistent}/tools/testing/selftests/kselftest/ktap_helpers.sh" \
-	/var/cache/wbsync/src/linux-*/tools/testing/selftests/kselftest/ktap_helpers.sh; do
+	"${WBSYNC_CACHE:-/var/cache/wbsync}"/src/linux-*/tools/testing/selftests/kselftest/ktap_helpers.sh; do
 	[ -f "$f" ] && { ktap=$f; break; }
 done
 [ -n "$ktap" ] || die "ktap_helpers.sh not found (set KSRC to the kernel tree)"
