@@ -37,14 +37,16 @@ table=(
 	"busybox: busybox"
 	"libc-bin: ldd"
 	"procps: pgrep sysctl"
-	"util-linux: blockdev dmesg flock mountpoint"
+	"util-linux: blockdev dmesg flock mountpoint mkfs.minix fsck.minix"
 	"mount: mount umount"
 	"fdisk: sfdisk"
 	"hostname: hostname"
 	# filesystems and devices in the guests
-	"e2fsprogs: mkfs.ext4 e2fsck"
+	"e2fsprogs: mkfs.ext4 mkfs.ext2 e2fsck"
 	"xfsprogs: mkfs.xfs xfs_io xfs_repair"
 	"dosfstools: mkfs.vfat fsck.vfat"
+	"exfatprogs: mkfs.exfat fsck.exfat"
+	"udftools: mkudffs"
 	"dmsetup: dmsetup"
 	# load, tracing and reports
 	"fio: fio"

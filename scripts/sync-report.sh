@@ -53,7 +53,10 @@ while getopts f:n:r:t:w:p:o:sc:k:R: opt; do
 done
 [ $OPTIND -gt $# ] || die "$usage"
 for f in $fstypes; do
-	case $f in ext4|xfs|vfat) ;; *) die "unknown filesystem type '$f' (ext4, xfs, vfat)" ;; esac
+	case $f in
+	ext4|xfs|vfat|exfat|ext2) ;;
+	*) die "unknown filesystem type '$f' (ext4, xfs, vfat, exfat, ext2)" ;;
+	esac
 done
 for n in $nrs; do
 	[[ "$n" =~ ^[1-5]$ ]] || die "a number of filesystems must be 1 to 5, not '$n'"

@@ -5,7 +5,7 @@
 #              [-c CONFIGS]
 #
 # The seed's sync-under-load measurement, in a wbsync guest (KTAP).  Each
-# run makes FSTYPE (ext4, xfs or vfat) on the first NR_FS disks of
+# run makes FSTYPE (ext4, xfs, vfat, exfat or ext2) on the first NR_FS disks of
 # $WBSYNC_DISKS, keeps every filesystem busy creating 16 KiB files for
 # SECONDS (writers: the seed's dd loops, or busy_writer, the same pattern
 # without a fork per file), then times sync(1) with sync_measure.sh.
@@ -43,7 +43,9 @@ case $fstype in
 ext4) mkfs=(mkfs.ext4 -q -F) fsck=(fsck.ext4 -fn) ;;
 xfs) mkfs=(mkfs.xfs -q -f) fsck=(xfs_repair -n) ;;
 vfat) mkfs=(mkfs.vfat) fsck=(fsck.vfat -n) ;;
-*) fail "unknown filesystem type '$fstype' (ext4, xfs, vfat)" ;;
+exfat) mkfs=(mkfs.exfat) fsck=(fsck.exfat -n) ;;
+ext2) mkfs=(mkfs.ext2 -q -F) fsck=(e2fsck -fn) ;;
+*) fail "unknown filesystem type '$fstype' (ext4, xfs, vfat, exfat, ext2)" ;;
 esac
 [[ "$nr" =~ ^[1-5]$ ]] || fail "-n must be 1 to 5, not '$nr'"
 [[ "$secs" =~ ^[1-9][0-9]*$ ]] || fail "-t must be a positive number, not '$secs'"

@@ -25,7 +25,7 @@ usage: run_integrity.sh KERNEL_BUILD_DIR [options]
   --modes LIST     comma-separated: sync, syncfs, overwrite, nosync (the
                    control: no sync, every fs2 file must be lost), or all
                    (all four; default sync)
-  --fs TYPE        ext4, xfs or vfat (default ext4)
+  --fs TYPE        ext4, xfs, vfat, exfat, ext2, udf or minix (default ext4)
   --layout L       shared: two partitions of one disk, sysrq-b, two boots
                    flakey: dm-flakey on two disks, one boot (default shared)
   --profile P      disk profile: none, ssd or hdd (default none)
@@ -111,7 +111,10 @@ for m in "${mode_list[@]}"; do
 	*) die "unknown mode '$m' (sync, syncfs, overwrite, nosync)" ;;
 	esac
 done
-case "$fstype" in ext4|xfs|vfat) ;; *) die "unknown filesystem type '$fstype' (ext4, xfs, vfat)" ;; esac
+case "$fstype" in
+ext4|xfs|vfat|exfat|ext2|udf|minix) ;;
+*) die "unknown filesystem type '$fstype' (ext4, xfs, vfat, exfat, ext2, udf, minix)" ;;
+esac
 case "$layout" in shared|flakey) ;; *) die "unknown layout '$layout' (shared, flakey)" ;; esac
 case "$profile" in none|ssd|hdd) ;; *) die "unknown profile '$profile' (none, ssd, hdd)" ;; esac
 
