@@ -14,6 +14,7 @@
 
 #include <linux/types.h>
 
+struct address_space;
 struct seq_file;
 struct super_block;
 
@@ -72,6 +73,8 @@ void wbsync_key_sb(struct wbsync_key *key, const struct super_block *sb);
 int wbsync_probes_init(void);
 void wbsync_probes_exit(void);
 int wbsync_probes_show(struct seq_file *m);
+bool wbsync_sfr_probed(void);
+bool wbsync_sfr_forced_here(const struct address_space *mapping);
 
 /* wbsync_knobs.c */
 struct wbsync_knob;

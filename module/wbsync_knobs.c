@@ -12,13 +12,18 @@
  *                  writes everything dirty when it starts, as 6.12 does.
  *   sfr_sync_mode  __filemap_fdatawrite_range(mapping, start, end, mode)
  *                  called from sync_file_range(): "all" turns WB_SYNC_NONE
- *                  into WB_SYNC_ALL, as before Linux 4.4.
+ *                  into WB_SYNC_ALL, as before Linux 4.4.  The call is
+ *                  recognised by its task and mapping, which the
+ *                  sync_file_range() kretprobe of wbsync_probes.c records
+ *                  at the entry of each call the knob forces, so the knob
+ *                  needs that probe.
  *   wait_inodes    the series' s_op->wait_inodes: "generic" would force
  *                  wait_sb_inodes().  The hook is an indirect call
  *                  through the filesystem's operations, which no probe
  *                  here can redirect, so the knob is always unsupported;
  *                  selftests/wait_inodes/wbsync_wait_user.ko has the A/B.
  *
+ * Knobs are armed after the kretprobes and only ever read module state.
  * A knob whose function does not exist (the series is not applied) or
  * cannot be probed is unsupported: it reads "unsupported" and valid
  * writes fail with -EOPNOTSUPP.  Only the argument registers of x86-64
@@ -27,7 +32,6 @@
 #include <linux/compiler.h>
 #include <linux/errno.h>
 #include <linux/fs.h>
-#include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
@@ -51,15 +55,6 @@ struct wbsync_knob {
 #define WBSYNC_SFR_FLAGS	(SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | \
 				 SYNC_FILE_RANGE_WAIT_AFTER)
 
-/* The callers whose __filemap_fdatawrite_range() sfr_sync_mode changes */
-static struct {
-	const char *symbol;
-	unsigned long start, end;
-} wbsync_sfr_callers[] = {
-	{ "sync_file_range" },
-	{ "ksys_sync_file_range" },	/* if sync_file_range() is inlined */
-};
-
 static const char *const wbsync_sync_cutoff_values[] = {
 	"sync-start",	/* skip inodes dirtied after sync(2) started */
 	"vanilla",	/* write everything dirty when the pass starts */
@@ -74,8 +69,6 @@ static const char *const wbsync_wait_inodes_values[] = {
 	"auto",		/* the filesystem's own wait, if it has one */
 	"generic",	/* always wait_sb_inodes() */
 };
-
-static bool wbsync_sfr_callers_init(void);
 
 #ifdef CONFIG_X86_64
 static int wbsync_sync_cutoff_handler(struct kprobe *kp, struct pt_regs *regs);
@@ -101,7 +94,7 @@ static struct wbsync_knob wbsync_knobs[] = {
 		.values		= wbsync_sfr_sync_mode_values,
 		.nr_values	= ARRAY_SIZE(wbsync_sfr_sync_mode_values),
 		.handler	= wbsync_sfr_sync_mode_handler,
-		.prepare	= wbsync_sfr_callers_init,
+		.prepare	= wbsync_sfr_probed,
 	},
 	[WBSYNC_KNOB_WAIT_INODES] = {
 		.name		= "wait_inodes",
@@ -121,25 +114,12 @@ static int wbsync_sync_cutoff_handler(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
-static bool wbsync_called_from_sfr(struct pt_regs *regs)
-{
-	/* At the probed function's entry the return address is on top */
-	unsigned long ret = regs_get_kernel_stack_nth(regs, 0);
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(wbsync_sfr_callers); i++)
-		if (ret > wbsync_sfr_callers[i].start &&
-		    ret <= wbsync_sfr_callers[i].end)
-			return true;
-	return false;
-}
-
 static int wbsync_sfr_sync_mode_handler(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct wbsync_knob *knob = container_of(kp, struct wbsync_knob, kp);
 
 	if (READ_ONCE(knob->value) && regs->cx == WB_SYNC_NONE &&
-	    wbsync_called_from_sfr(regs))
+	    wbsync_sfr_forced_here((struct address_space *)regs->di))
 		regs->cx = WB_SYNC_ALL;
 	return 0;
 }
@@ -161,46 +141,6 @@ int wbsync_sfr_sync_mode(unsigned int flags)
 	    (knob->supported && READ_ONCE(knob->value)))
 		return WB_SYNC_ALL;
 	return WB_SYNC_NONE;
-}
-
-/* Where @symbol's code is, from a probe that is not armed for long */
-static int wbsync_symbol_range(const char *symbol, unsigned long *start,
-			       unsigned long *end)
-{
-	struct kprobe kp = { .symbol_name = symbol };
-	unsigned long addr, size, offset;
-	char buf[KSYM_SYMBOL_LEN];
-	char *p;
-	int err;
-
-	err = register_kprobe(&kp);
-	if (err)
-		return err;
-	addr = (unsigned long)kp.addr;
-	unregister_kprobe(&kp);
-	/*
-	 * "name+0x4/0x1a0 [module]": offset and size.  The probe need not be
-	 * at the symbol itself: with IBT it sits after the ENDBR.
-	 */
-	sprint_symbol(buf, addr);
-	p = strchr(buf, '+');
-	if (!p || sscanf(p, "+%lx/%lx", &offset, &size) != 2)
-		return -ENOENT;
-	*start = addr - offset;
-	*end = *start + size;
-	return 0;
-}
-
-static bool wbsync_sfr_callers_init(void)
-{
-	unsigned int i, found = 0;
-
-	for (i = 0; i < ARRAY_SIZE(wbsync_sfr_callers); i++)
-		if (!wbsync_symbol_range(wbsync_sfr_callers[i].symbol,
-					 &wbsync_sfr_callers[i].start,
-					 &wbsync_sfr_callers[i].end))
-			found++;
-	return found > 0;
 }
 
 struct wbsync_knob *wbsync_knob_at(unsigned int i)

@@ -23,18 +23,16 @@ static int __init wbsync_init(void)
 	err = wbsync_stats_init();
 	if (err)
 		return err;
-	wbsync_knobs_init();
 	err = wbsync_probes_init();
-	if (err)
-		goto out;
+	if (err) {
+		wbsync_stats_exit();
+		return err;
+	}
+	/* after the probes: sfr_sync_mode needs the sync_file_range() one */
+	wbsync_knobs_init();
 	wbsync_series_init();
 	wbsync_debugfs_init();
 	return 0;
-
-out:
-	wbsync_knobs_exit();
-	wbsync_stats_exit();
-	return err;
 }
 
 /*

@@ -78,12 +78,14 @@ static const struct wbsync_key wbsync_global_key = {
 enum wbsync_ctx_kind {
 	WBSYNC_CTX_SYNC_FILESYSTEM = 1,
 	WBSYNC_CTX_SYNC_INODES,
+	WBSYNC_CTX_SYNC_FILE_RANGE,	/* a call sfr_sync_mode forces */
 };
 
 struct wbsync_ctx {
 	struct task_struct *task;	/* NULL: free */
 	const void *sb;			/* identities only, */
 	const void *bdev;		/* never dereferenced */
+	const void *mapping;
 	struct wbsync_key key;
 	u64 seq;
 	u64 mark;			/* start of the pending phase */
@@ -121,6 +123,7 @@ static int wbsync_ctx_get(int kind, const void *sb, const void *bdev,
 		ctx->task = current;
 		ctx->sb = sb;
 		ctx->bdev = bdev;
+		ctx->mapping = NULL;
 		ctx->key = *key;
 		ctx->seq = ++wbsync_ctx_seq;
 		ctx->kind = kind;
@@ -131,7 +134,7 @@ static int wbsync_ctx_get(int kind, const void *sb, const void *bdev,
 	raw_spin_unlock_irqrestore(&wbsync_ctx_lock, flags);
 
 	if (i == WBSYNC_MAX_CTX) {
-		pr_warn_once("wbsync: task context table full, some wait_inodes and sync_fs times are not measured\n");
+		pr_warn_once("wbsync: task context table full, some wait_inodes and sync_fs times are not measured, some sync_file_range calls not forced\n");
 		return -1;
 	}
 	return i;
@@ -646,24 +649,46 @@ static int wbsync_sync_bdevs_ret(struct kretprobe_instance *ri,
 	return 0;
 }
 
-/* sync_file_range(file, offset, nbytes, flags): the syscall and io_uring */
+/*
+ * sync_file_range(file, offset, nbytes, flags): the syscall and io_uring.
+ * A call that sfr_sync_mode forces to WB_SYNC_ALL gets a task context
+ * with its mapping, by which the knob's probe on
+ * __filemap_fdatawrite_range() recognises it: the knob then acts exactly
+ * on the calls this entry saw forced, and the tracepoint's mode is true.
+ */
 static int wbsync_sfr_entry(struct kretprobe_instance *ri,
 			    struct pt_regs *regs)
 {
 	struct file *file = (struct file *)wbsync_arg(regs, 0);
 	struct wbsync_data *d = wbsync_data(ri);
+	unsigned long flags;
 	struct inode *inode;
 
-	if (!wbsync_on())
-		return 1;
-	wbsync_start(ri, WBSYNC_P_SYNC_FILE_RANGE);
+	d->ctx = -1;
+	d->flags = (unsigned int)wbsync_arg(regs, 3);
+	d->sync_mode = wbsync_sfr_sync_mode(d->flags);
 	inode = file_inode(file);
 	wbsync_key_sb(&d->key, inode->i_sb);
+	if (d->sync_mode == WB_SYNC_ALL &&
+	    (d->flags & SYNC_FILE_RANGE_WRITE_AND_WAIT) != SYNC_FILE_RANGE_WRITE_AND_WAIT) {
+		d->ctx = wbsync_ctx_get(WBSYNC_CTX_SYNC_FILE_RANGE, NULL, NULL,
+					&d->key, false);
+		if (d->ctx >= 0) {
+			/* read only by this task, see wbsync_sfr_forced_here() */
+			raw_spin_lock_irqsave(&wbsync_ctx_lock, flags);
+			wbsync_ctxs[d->ctx].mapping = file->f_mapping;
+			raw_spin_unlock_irqrestore(&wbsync_ctx_lock, flags);
+		}
+	}
+	/* disabled: the instance is kept for the knob alone */
+	d->quiet = !wbsync_on();
+	if (d->quiet)
+		return d->ctx < 0;
+	atomic_long_inc(&wbsync_hits[WBSYNC_P_SYNC_FILE_RANGE]);
+	d->start = ktime_get_ns();
 	d->ino = inode->i_ino;
 	d->offset = (s64)wbsync_arg(regs, 1);
 	d->nbytes = (s64)wbsync_arg(regs, 2);
-	d->flags = (unsigned int)wbsync_arg(regs, 3);
-	d->sync_mode = wbsync_sfr_sync_mode(d->flags);
 	return 0;
 }
 
@@ -671,12 +696,33 @@ static int wbsync_sfr_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct wbsync_data *d = wbsync_data(ri);
 	u64 ns = wbsync_elapsed(ri);
+	struct wbsync_closed c;
 
+	wbsync_ctx_put(d->ctx, &c);	/* never has a pending phase */
+	if (d->quiet)
+		return 0;
 	trace_wbsync_sync_file_range(&d->key, d->ino, d->offset, d->nbytes,
 				     d->flags, d->sync_mode, ns,
 				     (int)regs_return_value(regs));
 	wbsync_stats_record(&d->key, WBSYNC_PH_SYNC_FILE_RANGE, ns);
 	return 0;
+}
+
+/*
+ * Is the current task inside a sync_file_range() on @mapping that
+ * sfr_sync_mode forces?  For the knob's probe, which runs in that task.
+ */
+bool wbsync_sfr_forced_here(const struct address_space *mapping)
+{
+	struct wbsync_ctx *ctx;
+	unsigned long flags;
+	bool ret;
+
+	raw_spin_lock_irqsave(&wbsync_ctx_lock, flags);
+	ctx = wbsync_ctx_find_locked(WBSYNC_CTX_SYNC_FILE_RANGE);
+	ret = ctx && ctx->mapping == mapping;
+	raw_spin_unlock_irqrestore(&wbsync_ctx_lock, flags);
+	return ret;
 }
 
 static const char *const wbsync_syms_sync[] = {
@@ -848,6 +894,12 @@ void wbsync_probes_exit(void)
 	for (i = 0; i < WBSYNC_NR_PROBES; i++)
 		wbsync_probes[i].sym = NULL;
 	WRITE_ONCE(wbsync_wait_derived, false);
+}
+
+/* Whether sfr_sync_mode can recognise the calls it forces */
+bool wbsync_sfr_probed(void)
+{
+	return wbsync_probes[WBSYNC_P_SYNC_FILE_RANGE].sym;
 }
 
 int wbsync_probes_show(struct seq_file *m)

@@ -11,7 +11,7 @@ set -uo pipefail
 
 out=$WBSYNC_TOP/output/check
 # Crash cycles per mode of the main integrity run (4 modes).
-CHECK_INTEGRITY_CYCLES=${CHECK_INTEGRITY_CYCLES:-2}
+CHECK_INTEGRITY_CYCLES=${CHECK_INTEGRITY_CYCLES:-1}
 CHECK_INTEGRITY_ARGS=${CHECK_INTEGRITY_ARGS:---files 400 --budget 32}
 rm -rf "$out"
 mkdir -p "$out"
@@ -158,14 +158,14 @@ selftests patched >"$out/selftests-patched.log" 2>&1 &
 wait
 cat "$out/selftests-vanilla.log" "$out/selftests-patched.log"
 
-# The integrity crash test, 24 crash cycles: on the series 2 cycles of each
-# mode on ext4 (shared layout: two filesystems on one disk's bdi), one of
-# each on vfat and on xfs, one of each with dm-flakey on two disks,
-# sync(2) and syncfs(2) with both filesystems hooked by the ->wait_inodes()
-# test user;
-# on vanilla the sync mode and the control.  Two guests at a time: one guest leaves a
-# core idle much of the time.  The naive fixture needs a third kernel
-# build: make naive-check.
+# The integrity crash test, 25 crash cycles: on the series one cycle of
+# each mode on ext4 (shared layout: two filesystems on one disk's bdi),
+# on vfat and on xfs, and with dm-flakey on two disks; sync(2) and
+# syncfs(2) with both filesystems hooked by the ->wait_inodes() test
+# user; exfat, ext2, udf and minix, whose inode writes patches 1-5 leave
+# to the block device sync; on vanilla the sync mode and the control.
+# Two guests at a time: one guest leaves a core idle much of the time.
+# The naive fixture needs a third kernel build: make naive-check.
 integrity()
 {
 	local name=$1 k=$2
@@ -185,15 +185,19 @@ integrity()
 		"$@" --out "$out/integrity-$name" >"$out/integrity-$name.tap" 2>&1
 	log "integrity $name: $(tail -n 1 "$out/integrity-$name.tap")"
 }
-log "integrity crash test: 24 cycles in two guests at a time"
+log "integrity crash test: 25 cycles in two guests at a time"
 {
 	integrity patched-ext4 patched --cycles "$CHECK_INTEGRITY_CYCLES" --modes all
 	integrity patched-vfat patched --fs vfat --modes all
+	integrity patched-exfat patched --fs exfat --modes sync,syncfs
 } &
 {
 	integrity patched-xfs patched --fs xfs --modes all
 	integrity patched-flakey patched --layout flakey --modes all
 	integrity patched-wait-user patched --wait-user --modes sync,syncfs
+	integrity patched-ext2 patched --fs ext2 --modes sync
+	integrity patched-udf patched --fs udf --modes syncfs
+	integrity patched-minix patched --fs minix --modes sync
 	integrity vanilla-ext4 vanilla --modes sync,nosync
 } &
 wait

@@ -1,24 +1,28 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Load and unload wbsync.ko over and over while sync(2), syncfs(2) and
-# sync_file_range(2) run in loops on a real disk, with its tracepoints on
-# and a knob flipped while loaded: the kprobes and tracepoints come and go
-# under callers that are inside the probed functions.  Then no loop may be
-# stuck, and, where the kernel has them (the lab's debug variant), lockdep
-# must still be on and kmemleak must find nothing.  The console scan of
-# scripts/vm-run adds BUG/WARNING/KASAN/lockdep reports on top.
+# Load and unload wbsync.ko as fast as it goes while every probed path
+# runs in loops on both CPUs: sync(2), syncfs(2), fsync(2) and
+# sync_file_range(2) in every flag combination (sync_loop, no fork per
+# call), a dd writer, and umount/mount of a second filesystem (the
+# sync_filesystem() of umount).  Each load enables the tracepoints, and
+# every other one flips a knob before the unload: the kprobes and
+# tracepoints come and go under callers inside the probed functions.
+# Then no loop may be stuck, and, where the kernel has them (the lab's
+# debug variant), lockdep must still be on and kmemleak must find
+# nothing.  The console scan of scripts/vm-run adds BUG/WARNING/KASAN/
+# lockdep reports on top.
 #
 # Needs $WBSYNC_MODULE, $KSRC (ktap_helpers.sh) and one disk in
 # $WBSYNC_DISKS; $WBSYNC_STRESS_LOADS load/unload cycles (default 100);
-# $WBSYNC_BIN if the built sfr program is not next to this script.
+# $WBSYNC_BIN if the built sync_loop is not next to this script.
 . "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh"
 
 loads=${WBSYNC_STRESS_LOADS:-100}
 bin=${WBSYNC_BIN:-$(cd "$(dirname "$0")" && pwd)}
 dbg=/sys/kernel/debug/wbsync
 leaks=/sys/kernel/debug/kmemleak
-mnt=
+mnt= img=
 stop=$(mktemp -u)
 stop_loops()
 {
@@ -29,7 +33,7 @@ stop_loops()
 cleanup()
 {
 	stop_loops
-	[ -z "$mnt" ] || umount "$mnt"
+	[ -z "$mnt" ] || { umount "$mnt/img" 2>/dev/null; umount "$mnt"; }
 	grep -q '^wbsync ' /proc/modules && rmmod wbsync
 }
 trap cleanup EXIT
@@ -39,9 +43,12 @@ ktap_set_plan 6
 read -r disk _ <<<"$WBSYNC_DISKS"
 [ -n "$disk" ] && [ -f "$WBSYNC_MODULE" ] || ktap_exit_fail_msg "need WBSYNC_MODULE and a disk"
 [[ $loads =~ ^[1-9][0-9]*$ ]] || ktap_exit_fail_msg "WBSYNC_STRESS_LOADS must be a positive number"
-[ -x "$bin/sfr" ] || ktap_exit_fail_msg "$bin/sfr not built (make -C selftests)"
+[ -x "$bin/sync_loop" ] || ktap_exit_fail_msg "$bin/sync_loop not built (make -C selftests)"
 mkfs.ext4 -q -F "$disk" && mnt=$(mktemp -d) && mount "$disk" "$mnt" ||
 	ktap_exit_fail_msg "cannot mount $disk"
+img=$mnt/fs.img
+truncate -s 64M "$img" && mkfs.ext4 -q -F "$img" && mkdir "$mnt/img" ||
+	ktap_exit_fail_msg "cannot make the filesystem image"
 # Anything found so far belongs to the boot, not to this test.
 [ -w $leaks ] && echo clear >$leaks
 
@@ -59,21 +66,15 @@ loop()
 	done
 }
 calls() { stat -c %s "$mnt/.count-$1"; }
-for name in writer sync syncfs sfr; do
+names="writer remount sync syncfs fsync sfr sfr2"
+for name in $names; do
 	: >"$mnt/.count-$name"
 done
 loop writer dd if=/dev/zero of="$mnt/data" bs=64k count=64 conv=notrunc &
-loop sync sync &
-loop syncfs sync -f "$mnt" &
-# A write-only sync_file_range (WB_SYNC_NONE) and the ranged-fdatasync
-# combination (WB_SYNC_ALL): both paths under the sfr probes.
-sfr_calls()
-{
-	xfs_io -f -c "pwrite -q 0 256k" "$mnt/sfr" &&
-		"$bin/sfr" "$mnt/sfr" 0 262144 write &&
-		"$bin/sfr" "$mnt/sfr" 0 262144 before write after
-}
-loop sfr sfr_calls &
+loop remount eval "mount -o loop '$img' '$mnt/img' && dd if=/dev/zero of='$mnt/img/f' bs=64k count=4 && umount '$mnt/img'" &
+for name in sync syncfs fsync sfr sfr2; do
+	"$bin/sync_loop" "${name%2}" "$mnt/$name" "$stop" "$mnt/.count-$name" &
+done
 
 # Calls the probes saw while loaded, by phase: the loads must overlap the
 # loops, or this tests nothing.
@@ -97,19 +98,19 @@ for ((i = 1; i <= loads; i++)); do
 	rmmod wbsync || failed=$((failed + 1))
 done
 ktap_print_msg "$loads loads, $failed failed insmod or rmmod"
-ktap_test_result "$loads insmod/rmmod cycles under sync, syncfs and sync_file_range loops" \
+ktap_test_result "$loads insmod/rmmod cycles under sync, syncfs, fsync, sync_file_range and umount loops" \
 	[ $failed = 0 ]
 ktap_print_msg "calls seen while loaded: $(for p in "${!seen[@]}"; do printf '%s=%s ' "$p" "${seen[$p]}"; done)"
 overlapped() { [ "${seen[sync]:-0}" -gt 0 ] && [ "${seen[syncfs]:-0}" -gt 0 ] &&
-	       [ "${seen[sync_file_range]:-0}" -gt 0 ]; }
-ktap_test_result "the probes fired for sync, syncfs and sync_file_range while loaded" overlapped
+	       [ "${seen[sync_file_range]:-0}" -gt 0 ] && [ "${seen[sync_filesystem]:-0}" -gt 0 ]; }
+ktap_test_result "the probes fired for sync, syncfs, sync_file_range and umount while loaded" overlapped
 
 # Every loop must still make progress once the module is gone.
 progress()
 {
 	local name before after
 
-	for name in writer sync syncfs sfr; do
+	for name in $names; do
 		before=$(calls $name)
 		sleep 2
 		after=$(calls $name)
