@@ -74,7 +74,7 @@ int wbsync_probes_init(void);
 void wbsync_probes_exit(void);
 int wbsync_probes_show(struct seq_file *m);
 bool wbsync_sfr_probed(void);
-bool wbsync_sfr_forced_here(const struct address_space *mapping);
+bool wbsync_sfr_force_here(const struct address_space *mapping);
 
 /* wbsync_knobs.c */
 struct wbsync_knob;

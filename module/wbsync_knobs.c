@@ -15,8 +15,8 @@
  *                  into WB_SYNC_ALL, as before Linux 4.4.  The call is
  *                  recognised by its task and mapping, which the
  *                  sync_file_range() kretprobe of wbsync_probes.c records
- *                  at the entry of each call the knob forces, so the knob
- *                  needs that probe.
+ *                  at the entry of each call the knob may force, so the
+ *                  knob needs that probe.
  *   wait_inodes    the series' s_op->wait_inodes: "generic" would force
  *                  wait_sb_inodes().  The hook is an indirect call
  *                  through the filesystem's operations, which no probe
@@ -118,8 +118,9 @@ static int wbsync_sfr_sync_mode_handler(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct wbsync_knob *knob = container_of(kp, struct wbsync_knob, kp);
 
-	if (READ_ONCE(knob->value) && regs->cx == WB_SYNC_NONE &&
-	    wbsync_sfr_forced_here((struct address_space *)regs->di))
+	/* an int argument: the upper half of the register is undefined */
+	if (READ_ONCE(knob->value) && (int)regs->cx == WB_SYNC_NONE &&
+	    wbsync_sfr_force_here((struct address_space *)regs->di))
 		regs->cx = WB_SYNC_ALL;
 	return 0;
 }

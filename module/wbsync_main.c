@@ -36,19 +36,21 @@ static int __init wbsync_init(void)
 }
 
 /*
- * Safe while sync(2) runs: first no more user requests, then no more
- * handlers, then no more tracepoint callbacks, and only then free.
+ * Safe while sync(2) runs, in the reverse order of init: first no more
+ * user requests, then no more knobs and handlers, then no more
+ * tracepoint callbacks, and only then free.
  */
 static void __exit wbsync_exit(void)
 {
 	/* waits for the reads and writes in progress */
 	wbsync_debugfs_exit();
+	/* first, as at init last: no call is forced once the probes go */
+	wbsync_knobs_exit();
 	/* synchronizes RCU: no handler runs when it returns */
 	wbsync_probes_exit();
 	wbsync_series_exit();
 	/* no tracer callback runs on our events, nor ours on the series' */
 	tracepoint_synchronize_unregister();
-	wbsync_knobs_exit();
 	wbsync_stats_exit();
 }
 

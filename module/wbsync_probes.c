@@ -85,7 +85,8 @@ struct wbsync_ctx {
 	struct task_struct *task;	/* NULL: free */
 	const void *sb;			/* identities only, */
 	const void *bdev;		/* never dereferenced */
-	const void *mapping;
+	const void *mapping;		/* sync_file_range(): its mapping */
+	bool forced;			/* ... and the knob forced it */
 	struct wbsync_key key;
 	u64 seq;
 	u64 mark;			/* start of the pending phase */
@@ -124,6 +125,7 @@ static int wbsync_ctx_get(int kind, const void *sb, const void *bdev,
 		ctx->sb = sb;
 		ctx->bdev = bdev;
 		ctx->mapping = NULL;
+		ctx->forced = false;
 		ctx->key = *key;
 		ctx->seq = ++wbsync_ctx_seq;
 		ctx->kind = kind;
@@ -651,10 +653,10 @@ static int wbsync_sync_bdevs_ret(struct kretprobe_instance *ri,
 
 /*
  * sync_file_range(file, offset, nbytes, flags): the syscall and io_uring.
- * A call that sfr_sync_mode forces to WB_SYNC_ALL gets a task context
- * with its mapping, by which the knob's probe on
- * __filemap_fdatawrite_range() recognises it: the knob then acts exactly
- * on the calls this entry saw forced, and the tracepoint's mode is true.
+ * A call that sfr_sync_mode would force to WB_SYNC_ALL gets a task
+ * context with its mapping, by which the knob's probe on
+ * __filemap_fdatawrite_range() recognises it and notes that it forced
+ * it; the tracepoint reports the mode the call really got.
  */
 static int wbsync_sfr_entry(struct kretprobe_instance *ri,
 			    struct pt_regs *regs)
@@ -671,10 +673,11 @@ static int wbsync_sfr_entry(struct kretprobe_instance *ri,
 	wbsync_key_sb(&d->key, inode->i_sb);
 	if (d->sync_mode == WB_SYNC_ALL &&
 	    (d->flags & SYNC_FILE_RANGE_WRITE_AND_WAIT) != SYNC_FILE_RANGE_WRITE_AND_WAIT) {
+		/* the kernel's own choice, unless the knob's probe forces it */
+		d->sync_mode = WB_SYNC_NONE;
 		d->ctx = wbsync_ctx_get(WBSYNC_CTX_SYNC_FILE_RANGE, NULL, NULL,
 					&d->key, false);
 		if (d->ctx >= 0) {
-			/* read only by this task, see wbsync_sfr_forced_here() */
 			raw_spin_lock_irqsave(&wbsync_ctx_lock, flags);
 			wbsync_ctxs[d->ctx].mapping = file->f_mapping;
 			raw_spin_unlock_irqrestore(&wbsync_ctx_lock, flags);
@@ -697,7 +700,14 @@ static int wbsync_sfr_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct wbsync_data *d = wbsync_data(ri);
 	u64 ns = wbsync_elapsed(ri);
 	struct wbsync_closed c;
+	unsigned long flags;
 
+	if (d->ctx >= 0) {
+		raw_spin_lock_irqsave(&wbsync_ctx_lock, flags);
+		if (wbsync_ctxs[d->ctx].forced)
+			d->sync_mode = WB_SYNC_ALL;
+		raw_spin_unlock_irqrestore(&wbsync_ctx_lock, flags);
+	}
 	wbsync_ctx_put(d->ctx, &c);	/* never has a pending phase */
 	if (d->quiet)
 		return 0;
@@ -709,10 +719,11 @@ static int wbsync_sfr_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 }
 
 /*
- * Is the current task inside a sync_file_range() on @mapping that
- * sfr_sync_mode forces?  For the knob's probe, which runs in that task.
+ * For the knob's probe, in the task that calls @mapping's writeback: is
+ * it inside a sync_file_range() on @mapping that the knob may force?  If
+ * so, the call is noted as forced.
  */
-bool wbsync_sfr_forced_here(const struct address_space *mapping)
+bool wbsync_sfr_force_here(const struct address_space *mapping)
 {
 	struct wbsync_ctx *ctx;
 	unsigned long flags;
@@ -721,6 +732,8 @@ bool wbsync_sfr_forced_here(const struct address_space *mapping)
 	raw_spin_lock_irqsave(&wbsync_ctx_lock, flags);
 	ctx = wbsync_ctx_find_locked(WBSYNC_CTX_SYNC_FILE_RANGE);
 	ret = ctx && ctx->mapping == mapping;
+	if (ret)
+		ctx->forced = true;
 	raw_spin_unlock_irqrestore(&wbsync_ctx_lock, flags);
 	return ret;
 }
