@@ -16,6 +16,11 @@
 # Needs $WBSYNC_MODULE, $KSRC (ktap_helpers.sh) and one disk in
 # $WBSYNC_DISKS; $WBSYNC_STRESS_LOADS load/unload cycles (default 100);
 # $WBSYNC_BIN if the built sync_loop is not next to this script.
+#
+# WBSYNC_STRESS_ARM=kprobe_events is the control without wbsync.ko: each
+# cycle arms and disarms tracefs kretprobe events on the functions that
+# wbsync.ko probes, so the same ftrace sites are patched under the same
+# loops by the kernel alone.
 . "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh"
 
 loads=${WBSYNC_STRESS_LOADS:-100}
@@ -41,7 +46,9 @@ trap cleanup EXIT
 ktap_print_header
 ktap_set_plan 6
 read -r disk _ <<<"$WBSYNC_DISKS"
-[ -n "$disk" ] && [ -f "$WBSYNC_MODULE" ] || ktap_exit_fail_msg "need WBSYNC_MODULE and a disk"
+[ -n "$disk" ] || ktap_exit_fail_msg "need a disk"
+[ "${WBSYNC_STRESS_ARM:-module}" != module ] || [ -f "${WBSYNC_MODULE:-}" ] ||
+	ktap_exit_fail_msg "need WBSYNC_MODULE"
 [[ $loads =~ ^[1-9][0-9]*$ ]] || ktap_exit_fail_msg "WBSYNC_STRESS_LOADS must be a positive number"
 [ -x "$bin/sync_loop" ] || ktap_exit_fail_msg "$bin/sync_loop not built (make -C selftests)"
 mkfs.ext4 -q -F "$disk" && mnt=$(mktemp -d) && mount "$disk" "$mnt" ||
@@ -76,33 +83,139 @@ for name in sync syncfs fsync sfr sfr2; do
 	"$bin/sync_loop" "${name%2}" "$mnt/$name" "$stop" "$mnt/.count-$name" &
 done
 
-# Calls the probes saw while loaded, by phase: the loads must overlap the
-# loops, or this tests nothing.
-declare -A seen
+# The control's events: the functions wbsync.ko probes (the series' or
+# 6.12's names, whichever exist) and the knobs' targets.
+tracing=/sys/kernel/tracing
+control_syms()
+{
+	local sym
+
+	for sym in ksys_sync __x64_sys_syncfs wakeup_flusher_threads \
+		writeback_inodes_sb sync_inodes_sb_cutoff sync_inodes_sb \
+		wait_sb_inodes sync_fs_one_sb __sync_filesystem sync_filesystem \
+		sync_blockdev_nowait sync_blockdev sync_bdevs sync_file_range \
+		__filemap_fdatawrite_range; do
+		grep -q " $sym\$" /proc/kallsyms && echo "$sym"
+	done
+}
+arm=${WBSYNC_STRESS_ARM:-module}
+case $arm in
+module) ;;
+kprobe_events)
+	read -r -a syms <<<"$(control_syms | tr '\n' ' ')"
+	[ "${#syms[@]}" -gt 0 ] || ktap_exit_fail_msg "no probe target in /proc/kallsyms"
+	;;
+*) ktap_exit_fail_msg "WBSYNC_STRESS_ARM must be module or kprobe_events" ;;
+esac
+
+# The calls of each phase that the probes saw in this cycle (now[], by
+# the phase names of wbsync's stats) and in the cycles before (seen[]).
+declare -A seen now
+total() { echo $((${seen[$1]:-0} + ${now[$1]:-0})); }
+add_now()
+{
+	local k
+
+	for k in "${!now[@]}"; do
+		seen[$k]=$(total "$k")
+	done
+	now=()
+}
+# Whether they include calls of sync, syncfs, sync_file_range and umount.
+overlapped()
+{
+	[ "$(total sync)" -gt 0 ] && [ "$(total syncfs)" -gt 0 ] &&
+		[ "$(total sync_file_range)" -gt 0 ] && [ "$(total sync_filesystem)" -gt 0 ]
+}
+
+count_module()
+{
+	now=()
+	# (no process substitution: a guest may lack /dev/fd)
+	while read -r phase count; do
+		[ -n "$phase" ] || continue
+		now[$phase]=$count
+	done <<<"$(awk 'NR > 1 { print $3, $4 }' $dbg/stats)"
+}
+
+count_control()
+{
+	local name hits sym phase
+
+	now=()
+	while read -r name hits _; do
+		# the event name, with or without its group
+		case ${name#wbsync_ctl/} in
+		p[0-9]*) sym=${syms[${name#*p} - 1]} ;;
+		*) continue ;;
+		esac
+		case $sym in
+		ksys_sync) phase=sync ;;
+		__x64_sys_syncfs) phase=syncfs ;;
+		sync_file_range) phase=sync_file_range ;;
+		__sync_filesystem | sync_filesystem) phase=sync_filesystem ;;
+		*) continue ;;
+		esac
+		now[$phase]=$((${now[$phase]:-0} + hits))
+	done <$tracing/kprobe_profile
+}
+
+# Cycles are as short as they go, but every tenth and the last one stay
+# armed until the probes have seen each kind of call (at most 15 s), so
+# that the run proves the probes saw the loops' calls.
+hold()
+{
+	local t
+
+	[ $((i % 10)) = 0 ] || [ "$i" = "$loads" ] || return 0
+	for ((t = 0; t < 150; t++)); do
+		"$@"
+		overlapped && return 0
+		sleep 0.1
+	done
+}
+
+# One cycle of the control: arm every event, let the loops hit them, count
+# the hits by the phase names of wbsync's stats, disarm.
+control_cycle()
+{
+	local sym n=0
+
+	for sym in "${syms[@]}"; do
+		n=$((n + 1))
+		echo "r:wbsync_ctl/p$n $sym" >>$tracing/kprobe_events || return 1
+	done
+	echo 1 >$tracing/events/wbsync_ctl/enable || return 1
+	hold count_control
+	count_control
+	add_now
+	echo 0 >$tracing/events/wbsync_ctl/enable && echo >$tracing/kprobe_events
+}
+
 failed=0
 for ((i = 1; i <= loads; i++)); do
+	if [ "$arm" = kprobe_events ]; then
+		control_cycle || failed=$((failed + 1))
+		continue
+	fi
 	if ! insmod "$WBSYNC_MODULE"; then
 		failed=$((failed + 1))
 		continue
 	fi
-	echo 1 >/sys/kernel/tracing/events/wbsync/enable
+	echo 1 >$tracing/events/wbsync/enable
 	# Unload with a knob away from its default now and then: the knob's
 	# kprobe goes while callers may be inside its target.
 	[ $((i % 2)) = 1 ] || [ "$(cat $dbg/sfr_sync_mode)" = unsupported ] ||
 		echo all >$dbg/sfr_sync_mode
-	# (no process substitution: a guest may lack /dev/fd)
-	while read -r phase count; do
-		[ -n "$phase" ] || continue
-		seen[$phase]=$((${seen[$phase]:-0} + count))
-	done <<<"$(awk 'NR > 1 { print $3, $4 }' $dbg/stats)"
+	hold count_module
+	count_module
+	add_now
 	rmmod wbsync || failed=$((failed + 1))
 done
-ktap_print_msg "$loads loads, $failed failed insmod or rmmod"
-ktap_test_result "$loads insmod/rmmod cycles under sync, syncfs, fsync, sync_file_range and umount loops" \
+ktap_print_msg "$loads cycles ($arm), $failed failed to arm or disarm"
+ktap_test_result "$loads arm/disarm cycles ($arm) under sync, syncfs, fsync, sync_file_range and umount loops" \
 	[ $failed = 0 ]
 ktap_print_msg "calls seen while loaded: $(for p in "${!seen[@]}"; do printf '%s=%s ' "$p" "${seen[$p]}"; done)"
-overlapped() { [ "${seen[sync]:-0}" -gt 0 ] && [ "${seen[syncfs]:-0}" -gt 0 ] &&
-	       [ "${seen[sync_file_range]:-0}" -gt 0 ] && [ "${seen[sync_filesystem]:-0}" -gt 0 ]; }
 ktap_test_result "the probes fired for sync, syncfs, sync_file_range and umount while loaded" overlapped
 
 # Every loop must still make progress once the module is gone.
