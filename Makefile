@@ -22,9 +22,12 @@
 #   make bisect-check  every prefix of the series builds (W=1) and boots
 #   make deps     install the Debian packages the lab needs
 #   make kernels  build (or reuse) both kernels; WBSYNC_VARIANT=debug for lockdep/KASAN
-#   make module KDIR=...  build wbsync.ko against a kernel build or headers
-#   make clean    remove output/ and module objects (the kernel cache stays)
-#   make distclean  also remove the kernel cache ($(WBSYNC_CACHE))
+#   make          build wbsync.ko against KDIR (default: the running kernel's
+#                 headers, /lib/modules/$(uname -r)/build), as kbuild does
+#   make module KDIR=...  the same, against another kernel build or headers
+#   make clean    remove the module's build objects
+#   make distclean  also remove the results (output/) and the kernel cache
+#                 ($(WBSYNC_CACHE))
 #
 # Kernel trees and builds are cached in WBSYNC_CACHE (default /var/cache/wbsync).
 
@@ -32,11 +35,12 @@ WBSYNC_CACHE ?= /var/cache/wbsync
 export WBSYNC_CACHE WBSYNC_VARIANT
 
 SOAK_CYCLES ?= 67
+KDIR ?= /lib/modules/$(shell uname -r)/build
 
 .PHONY: all demo check soak naive-check module-stress module-overhead sfr-bench wait-inodes-bench \
 	bisect-check deps kernels module clean distclean
 
-all: check
+all: module
 
 demo:
 	SFR_ARGS="$(SFR_ARGS)" WAIT_INODES_ARGS="$(WAIT_INODES_ARGS)" scripts/demo.sh $(DEMO_ARGS)
@@ -73,13 +77,12 @@ kernels: deps
 	scripts/build-kernel.sh patched
 
 module:
-	$(if $(KDIR),,$(error set KDIR to a kernel build or headers directory))
+	@test -d $(KDIR) || { echo "no kernel build or headers in $(KDIR): install them or set KDIR" >&2; exit 2; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR)
 
 clean:
-	rm -rf output
 	$(RM) module/*.o module/*.ko module/*.mod module/*.mod.c module/.*.cmd \
-		module/modules.order .*.cmd modules.order Module.symvers
+		module/modules.order .*.cmd modules.order Module.symvers *.mod.c *.mod
 
 distclean: clean
-	rm -rf $(WBSYNC_CACHE)
+	rm -rf output $(WBSYNC_CACHE)

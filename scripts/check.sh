@@ -119,12 +119,15 @@ if [ -n "${kdir[patched]:-}" ]; then
 	KSRC=$ksrc KERNEL=${kdir[patched]} "$WBSYNC_TOP/scripts/tests/lab_test.sh" | tee "$out/lab_test.tap"
 fi
 
+# These guests load and unload wbsync.ko over and over: single-threaded
+# TCG, where no vCPU runs code that another one has just patched
+# (Documentation/lab.rst, "Code patching under multi-threaded TCG").
 guest_selftests()
 {
 	local k=$1
 
 	# shellcheck disable=SC2086
-	"$WBSYNC_TOP/scripts/vm-run" --quiet ${boot[$k]} --out "$out/$k" \
+	"$WBSYNC_TOP/scripts/vm-run" --quiet --accel tcg-single ${boot[$k]} --out "$out/$k" \
 		--disks 2 --disk-size 1G --profile hdd --timeout 900 -- \
 		env KSRC="$ksrc" WBSYNC_MODULE="${module[$k]}" WBSYNC_STRESS_LOADS=10 \
 		WBSYNC_WAIT_USER="${wait_user[$k]}" WBSYNC_BIN="$WBSYNC_TOP/output/selftests" \
@@ -152,11 +155,50 @@ selftests()
 	log "selftests in the $k guest: $(cat "$out/$k/vm-run.status")"
 	cat "$out/$k"/*.tap
 }
-log "selftests in a vanilla and a patched guest"
+
+# selftests/ as a kselftest target: copied to tools/testing/selftests/wbsync
+# of a copy of the base tree's kselftest framework, installed as
+# kselftest_install.sh does, and run by the kernel's run_kselftest.sh in a
+# patched guest, with a short load stress.
+kselftest_target()
+{
+	local tree=$WBSYNC_TOP/output/kselftest-tree inst=$WBSYNC_TOP/output/kselftest
+
+	rm -rf "$tree" "$inst"
+	mkdir -p "$tree/tools/testing" "$tree/scripts" &&
+		cp -a "$ksrc/tools/testing/selftests" "$tree/tools/testing/" &&
+		cp "$ksrc/scripts/subarch.include" "$tree/scripts/" &&
+		cp -a "$WBSYNC_TOP/selftests" "$tree/tools/testing/selftests/wbsync" &&
+		make -s -C "$tree/tools/testing/selftests" TARGETS=wbsync \
+			INSTALL_PATH="$inst" install >"$out/kselftest-install.log" 2>&1 ||
+		{ cat "$out/kselftest-install.log"; return 1; }
+	"$WBSYNC_TOP/scripts/vm-run" --quiet --accel tcg-single --kernel "${kdir[patched]}" \
+		--out "$out/kselftest" --disks 2 --disk-size 1G --profile hdd --timeout 1800 -- \
+		env WBSYNC_MODULE="${module[patched]}" WBSYNC_STRESS_LOADS=3 \
+		"$WBSYNC_TOP/scripts/guest-tests" "$inst/run_kselftest.sh"
+}
+kselftest()
+{
+	local try rc
+
+	[ -n "${kdir[patched]:-}" ] || return 0
+	for try in 1 2; do
+		kselftest_target
+		rc=$?
+		[ "$rc" = 125 ] && [ "$try" = 1 ] || break
+		log "the kselftest guest failed before the tests ran: booting it again"
+	done
+	guest_status "$rc" "$out/kselftest" kselftest
+	log "kselftest target: $(cat "$out/kselftest/vm-run.status")"
+}
+
+# Three single-threaded guests, one host thread each.
+log "selftests in a vanilla and a patched guest, and as a kselftest target"
 selftests vanilla >"$out/selftests-vanilla.log" 2>&1 &
 selftests patched >"$out/selftests-patched.log" 2>&1 &
+kselftest >"$out/kselftest.log" 2>&1 &
 wait
-cat "$out/selftests-vanilla.log" "$out/selftests-patched.log"
+cat "$out/selftests-vanilla.log" "$out/selftests-patched.log" "$out/kselftest.log"
 
 # The integrity crash test, 25 crash cycles: on the series one cycle of
 # each mode on ext4 (shared layout: two filesystems on one disk's bdi),

@@ -104,7 +104,7 @@ else
 	# What the header of the report says, for -R.
 	declare -p vanilla_name profile runs secs writer >"$out/params"
 	tsv=$out/results.tsv
-	printf 'kernel\tfstype\tnr_fs\trun\tsync_seconds\tdirty_bytes\twritten_bytes\tbound_seconds\n' >"$tsv"
+	printf 'kernel\tfstype\tnr_fs\trun\tsync_seconds\tdirty_bytes\twritten_bytes\tbound_seconds\tcpu_idle_pct\tdisk_busy_pct\n' >"$tsv"
 
 	cells=$(( $(wc -w <<<"$fstypes") * $(wc -w <<<"$nrs") * $(wc -w <<<"$kernels") ))
 	cell=0 failed=0
@@ -130,12 +130,13 @@ else
 				awk -v k="$k" '/^# run=/ {
 					for (i = 2; i <= NF; i++) if ((e = index($i, "="))) v[substr($i, 1, e - 1)] = substr($i, e + 1)
 					label = (v["config"] == "" || v["config"] == "kernel") ? k : k "/" v["config"]
-					printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", label, v["fstype"], v["nr_fs"],
+					printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", label, v["fstype"], v["nr_fs"],
 						v["run"], v["sync_seconds"], v["dirty_bytes"],
-						v["written_bytes"], v["bound_seconds"]
-					printf "  run %s %s: sync %.2f s, %.1f MiB dirty at start, %.1f MiB written, bound %.2f s\n",
+						v["written_bytes"], v["bound_seconds"], v["cpu_idle_pct"], v["disk_busy_pct"]
+					printf "  run %s %s: sync %.2f s, %.1f MiB dirty at start, %.1f MiB written, bound %.2f s, CPU idle %s %%, disk busy %s %%\n",
 						v["run"], label, v["sync_seconds"], v["dirty_bytes"] / 1048576,
-						v["written_bytes"] / 1048576, v["bound_seconds"] > "/dev/stderr"
+						v["written_bytes"] / 1048576, v["bound_seconds"],
+						v["cpu_idle_pct"], v["disk_busy_pct"] > "/dev/stderr"
 				}' "$dir/output" >>"$tsv"
 				cp "$dir/output" "$dir.tap" 2>/dev/null || true
 			done
@@ -150,13 +151,17 @@ tail -n +2 "$tsv" | sort -t$'\t' -k2,2 -k3,3n -k1,1 -k5,5g | awk -F'\t' "$AWK_ME
 function flush() {
 	if (!cnt)
 		return
-	printf "%s\t%s\t%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\n", f, n, k, cnt, s[1],
+	printf "%s\t%s\t%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%s\n", f, n, k, cnt, s[1],
 		(cnt % 2 ? s[(cnt + 1) / 2] : (s[cnt / 2] + s[cnt / 2 + 1]) / 2), s[cnt],
-		median(b, cnt)
+		median(b, cnt), ni ? sprintf("%.0f", median(idle, ni)) : "-",
+		nb ? sprintf("%.0f", median(busy, nb)) : "-"
 }
 {
-	if ($2 != f || $3 != n || $1 != k) { flush(); cnt = 0 }
+	if ($2 != f || $3 != n || $1 != k) { flush(); cnt = 0; ni = 0; nb = 0 }
 	f = $2; n = $3; k = $1; cnt++; s[cnt] = $5; b[cnt] = $8
+	# runs measured before the regime was recorded have no value
+	if ($9 != "") idle[++ni] = $9
+	if ($10 != "") busy[++nb] = $10
 }
 END { flush() }' >"$summary"
 
@@ -167,22 +172,35 @@ END { flush() }' >"$summary"
 		"vanilla is $vanilla_name." \
 		"Disks: $profile; $runs runs of ${secs} s of writing (${writer:-c (vfat: dd)} writers, 10 per filesystem," \
 		"16 KiB files); sync seconds min / median / max.  Bound: the data dirty on the"\
-		"busiest disk at sync start, at the disk's calibrated rate (median)."
+		"busiest disk at sync start, at the disk's calibrated rate (median)." \
+		"Regime: the medians, over each sync, of the guest's idle CPU share" \
+		"(/proc/stat) and of the busiest disk's share of time with I/O in flight" \
+		"(io_ticks); under 10 % idle the cell is marked CPU-bound, the guest's" \
+		"CPU rather than the disk possibly setting the pace."
 	echo
-	echo "| fs | busy fs | vanilla | patched | vanilla/patched | bound | patched/bound |"
-	echo "|---|---|---|---|---|---|---|"
+	echo "| fs | busy fs | vanilla | patched | vanilla/patched | bound | patched/bound | CPU idle, disk busy (vanilla; patched) |"
+	echo "|---|---|---|---|---|---|---|---|"
 	awk -F'\t' '
+	function regime(idle, busy) {
+		if (idle == "" || idle == "-")
+			return "-"
+		# under 10 % idle the guest CPU, not the disk, may set the pace
+		return idle " %, " busy " %" (idle < 10 ? " (CPU-bound)" : "")
+	}
 	{ key = $1 "\t" $2; cell[key, $3] = sprintf("%.2f / %.2f / %.2f", $5, $6, $7)
-	  med[key, $3] = $6; bound[key, $3] = $8; if (!(key in seen)) { seen[key] = 1; order[++o] = key } }
+	  med[key, $3] = $6; bound[key, $3] = $8; reg[key, $3] = regime($9, $10)
+	  if (!(key in seen)) { seen[key] = 1; order[++o] = key } }
 	END {
 		for (i = 1; i <= o; i++) {
 			key = order[i]; split(key, fk, "\t")
 			v = med[key, "vanilla"]; p = med[key, "patched"]; b = bound[key, "patched"]
-			printf "| %s | %s | %s | %s | %s | %s | %s |\n", fk[1], fk[2],
+			printf "| %s | %s | %s | %s | %s | %s | %s | %s; %s |\n", fk[1], fk[2],
 				cell[key, "vanilla"], cell[key, "patched"],
 				(p > 0 && v != "") ? sprintf("%.2fx", v / p) : "-",
 				b != "" ? sprintf("%.2f", b) : "-",
-				(b > 0 && p != "") ? sprintf("%.2fx", p / b) : "-"
+				(b > 0 && p != "") ? sprintf("%.2fx", p / b) : "-",
+				reg[key, "vanilla"] == "" ? "-" : reg[key, "vanilla"],
+				reg[key, "patched"] == "" ? "-" : reg[key, "patched"]
 		}
 	}' "$summary"
 	if awk -F'\t' '$3 ~ /^patched\// { found = 1 } END { exit !found }' "$summary"; then

@@ -21,7 +21,15 @@
 # cycle arms and disarms tracefs kretprobe events on the functions that
 # wbsync.ko probes, so the same ftrace sites are patched under the same
 # loops by the kernel alone.
-. "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh"
+# The kselftest helpers: next to this test in a kernel tree or an
+# installed kselftest, else in the kernel tree $KSRC.
+for ktap in "$(dirname "$0")/../kselftest/ktap_helpers.sh" \
+	"${KSRC:-/nonexistent}/tools/testing/selftests/kselftest/ktap_helpers.sh"; do
+	[ -f "$ktap" ] && break
+done
+# shellcheck source=/dev/null
+. "$ktap" 2>/dev/null || { echo "1..0 # SKIP ktap_helpers.sh not found (set KSRC)"; exit 4; }
+skip_all() { ktap_skip_all "$@"; exit "$KSFT_SKIP"; }
 
 loads=${WBSYNC_STRESS_LOADS:-100}
 bin=${WBSYNC_BIN:-$(cd "$(dirname "$0")" && pwd)}
@@ -44,13 +52,13 @@ cleanup()
 trap cleanup EXIT
 
 ktap_print_header
-ktap_set_plan 6
-read -r disk _ <<<"$WBSYNC_DISKS"
-[ -n "$disk" ] || ktap_exit_fail_msg "need a disk"
+read -r disk _ <<<"${WBSYNC_DISKS:-}"
+[ -n "$disk" ] || skip_all "no disk in WBSYNC_DISKS"
 [ "${WBSYNC_STRESS_ARM:-module}" != module ] || [ -f "${WBSYNC_MODULE:-}" ] ||
-	ktap_exit_fail_msg "need WBSYNC_MODULE"
+	skip_all "no wbsync.ko in WBSYNC_MODULE"
 [[ $loads =~ ^[1-9][0-9]*$ ]] || ktap_exit_fail_msg "WBSYNC_STRESS_LOADS must be a positive number"
 [ -x "$bin/sync_loop" ] || ktap_exit_fail_msg "$bin/sync_loop not built (make -C selftests)"
+ktap_set_plan 6
 mkfs.ext4 -q -F "$disk" && mnt=$(mktemp -d) && mount "$disk" "$mnt" ||
 	ktap_exit_fail_msg "cannot mount $disk"
 img=$mnt/fs.img
@@ -186,6 +194,8 @@ control_cycle()
 		echo "r:wbsync_ctl/p$n $sym" >>$tracing/kprobe_events || return 1
 	done
 	echo 1 >$tracing/events/wbsync_ctl/enable || return 1
+	# a mark in the console, where a crash says how far the run got
+	echo "wbsync_ctl: cycle $i armed" >/dev/kmsg
 	hold count_control
 	count_control
 	add_now

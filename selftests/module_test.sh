@@ -4,10 +4,19 @@
 # wbsync.ko in a guest: it loads, its statistics and tracepoints move
 # when sync(2) and syncfs(2) run on a real disk, malformed knob writes are
 # refused without a state change, a knob whose kernel side is missing says
-# "unsupported", and it unloads.  Needs $WBSYNC_MODULE (the .ko), $KSRC
-# (for ktap_helpers.sh) and one disk in $WBSYNC_DISKS; $WBSYNC_BIN if the
-# built sfr program is not next to this script.
-. "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh"
+# "unsupported", and it unloads.  Needs $WBSYNC_MODULE (the .ko) and one
+# disk in $WBSYNC_DISKS (it skips without them), $KSRC for ktap_helpers.sh
+# outside a kernel tree, $WBSYNC_BIN if the built sfr program is not next
+# to this script.
+# The kselftest helpers: next to this test in a kernel tree or an
+# installed kselftest, else in the kernel tree $KSRC.
+for ktap in "$(dirname "$0")/../kselftest/ktap_helpers.sh" \
+	"${KSRC:-/nonexistent}/tools/testing/selftests/kselftest/ktap_helpers.sh"; do
+	[ -f "$ktap" ] && break
+done
+# shellcheck source=/dev/null
+. "$ktap" 2>/dev/null || { echo "1..0 # SKIP ktap_helpers.sh not found (set KSRC)"; exit 4; }
+skip_all() { ktap_skip_all "$@"; exit "$KSFT_SKIP"; }
 
 dbg=/sys/kernel/debug/wbsync
 bin=${WBSYNC_BIN:-$(cd "$(dirname "$0")" && pwd)}
@@ -20,9 +29,10 @@ cleanup()
 trap cleanup EXIT
 
 ktap_print_header
+read -r disk _ <<<"${WBSYNC_DISKS:-}"
+[ -n "$disk" ] || skip_all "no disk in WBSYNC_DISKS"
+[ -f "${WBSYNC_MODULE:-}" ] || skip_all "no wbsync.ko in WBSYNC_MODULE"
 ktap_set_plan 14
-read -r disk _ <<<"$WBSYNC_DISKS"
-[ -n "$disk" ] && [ -f "$WBSYNC_MODULE" ] || ktap_exit_fail_msg "need WBSYNC_MODULE and a disk"
 
 ktap_test_result "insmod wbsync.ko" insmod "$WBSYNC_MODULE"
 

@@ -14,7 +14,15 @@
 #
 # Needs $KSRC (ktap_helpers.sh), two disks in $WBSYNC_DISKS and
 # $WBSYNC_WAIT_USER (wbsync_wait_user.ko built against this kernel).
-. "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh"
+# The kselftest helpers: next to this test in a kernel tree or an
+# installed kselftest, else in the kernel tree $KSRC.
+for ktap in "$(dirname "$0")/../../kselftest/ktap_helpers.sh" \
+	"${KSRC:-/nonexistent}/tools/testing/selftests/kselftest/ktap_helpers.sh"; do
+	[ -f "$ktap" ] && break
+done
+# shellcheck source=/dev/null
+. "$ktap" 2>/dev/null || { echo "1..0 # SKIP ktap_helpers.sh not found (set KSRC)"; exit 4; }
+skip_all() { ktap_skip_all "$@"; exit "$KSFT_SKIP"; }
 
 module=${WBSYNC_WAIT_USER:-}
 params=/sys/module/wbsync_wait_user/parameters
@@ -46,10 +54,10 @@ if [ -z "$module" ]; then
 	ktap_test_skip "->wait_inodes() tests: no WBSYNC_WAIT_USER (a kernel without the hook)"
 	exit 0
 fi
-ktap_set_plan 15
-read -r disk1 disk2 _ <<<"$WBSYNC_DISKS"
-[ -b "$disk1" ] && [ -b "$disk2" ] || ktap_exit_fail_msg "need two disks in WBSYNC_DISKS"
+read -r disk1 disk2 _ <<<"${WBSYNC_DISKS:-}"
+[ -b "$disk1" ] && [ -b "$disk2" ] || skip_all "need two disks in WBSYNC_DISKS"
 [ -f "$module" ] || ktap_exit_fail_msg "WBSYNC_WAIT_USER: no file '$module'"
+ktap_set_plan 15
 
 # A and B: ext4 on two partitions of disk 1 (one bdi); C: xfs on disk 2.
 mkdir -p "$mnt_a" "$mnt_b" "$mnt_c" "$mnt_t" &&
