@@ -251,4 +251,6 @@ if [ -n "${boot[vanilla]:-}" ] && [ -n "${boot[patched]:-}" ]; then
 fi
 
 echo
-"$WBSYNC_TOP/scripts/tap-summary" $(find "$out" -name '*.tap' | sort)
+# The closing line, also kept in output/check/summary for README's reader.
+"$WBSYNC_TOP/scripts/tap-summary" $(find "$out" -name '*.tap' | sort) | tee "$out/summary"
+exit "${PIPESTATUS[0]}"
