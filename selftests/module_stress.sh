@@ -21,15 +21,8 @@
 # cycle arms and disarms tracefs kretprobe events on the functions that
 # wbsync.ko probes, so the same ftrace sites are patched under the same
 # loops by the kernel alone.
-# The kselftest helpers: next to this test in a kernel tree or an
-# installed kselftest, else in the kernel tree $KSRC.
-for ktap in "$(dirname "$0")/../kselftest/ktap_helpers.sh" \
-	"${KSRC:-/nonexistent}/tools/testing/selftests/kselftest/ktap_helpers.sh"; do
-	[ -f "$ktap" ] && break
-done
-# shellcheck source=/dev/null
-. "$ktap" 2>/dev/null || { echo "1..0 # SKIP ktap_helpers.sh not found (set KSRC)"; exit 4; }
-skip_all() { ktap_skip_all "$@"; exit "$KSFT_SKIP"; }
+# shellcheck source=selftests/wbsync_lib.sh
+. "$(dirname "$0")/wbsync_lib.sh"
 
 loads=${WBSYNC_STRESS_LOADS:-100}
 bin=${WBSYNC_BIN:-$(cd "$(dirname "$0")" && pwd)}

@@ -16,15 +16,8 @@
 # Needs $KSRC (ktap_helpers.sh) and two disks in $WBSYNC_DISKS;
 # $WBSYNC_MODULE (wbsync.ko) for the knob test, and $WBSYNC_BIN if the
 # built programs (sync_file_range_test, sfr) are not next to this script.
-# The kselftest helpers: next to this test in a kernel tree or an
-# installed kselftest, else in the kernel tree $KSRC.
-for ktap in "$(dirname "$0")/../kselftest/ktap_helpers.sh" \
-	"${KSRC:-/nonexistent}/tools/testing/selftests/kselftest/ktap_helpers.sh"; do
-	[ -f "$ktap" ] && break
-done
-# shellcheck source=/dev/null
-. "$ktap" 2>/dev/null || { echo "1..0 # SKIP ktap_helpers.sh not found (set KSRC)"; exit 4; }
-skip_all() { ktap_skip_all "$@"; exit "$KSFT_SKIP"; }
+# shellcheck source=selftests/wbsync_lib.sh
+. "$(dirname "$0")/wbsync_lib.sh"
 export DM_DISABLE_UDEV=1
 
 here=$(cd "$(dirname "$0")" && pwd)

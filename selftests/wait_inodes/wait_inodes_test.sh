@@ -14,15 +14,8 @@
 #
 # Needs $KSRC (ktap_helpers.sh), two disks in $WBSYNC_DISKS and
 # $WBSYNC_WAIT_USER (wbsync_wait_user.ko built against this kernel).
-# The kselftest helpers: next to this test in a kernel tree or an
-# installed kselftest, else in the kernel tree $KSRC.
-for ktap in "$(dirname "$0")/../../kselftest/ktap_helpers.sh" \
-	"${KSRC:-/nonexistent}/tools/testing/selftests/kselftest/ktap_helpers.sh"; do
-	[ -f "$ktap" ] && break
-done
-# shellcheck source=/dev/null
-. "$ktap" 2>/dev/null || { echo "1..0 # SKIP ktap_helpers.sh not found (set KSRC)"; exit 4; }
-skip_all() { ktap_skip_all "$@"; exit "$KSFT_SKIP"; }
+# shellcheck source=selftests/wbsync_lib.sh
+. "$(dirname "$0")/../wbsync_lib.sh"
 
 module=${WBSYNC_WAIT_USER:-}
 params=/sys/module/wbsync_wait_user/parameters
