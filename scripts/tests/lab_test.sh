@@ -56,7 +56,7 @@ expect_status()
 vm=("$top/scripts/vm-run" --kernel "$KERNEL" --quiet)
 
 ktap_print_header
-ktap_set_plan 24
+ktap_set_plan 25
 
 # Console scanner.
 ktap_test_result "scan-console passes a clean log" \
@@ -78,6 +78,17 @@ if [ $? = 1 ] && grep -qx '1 passed, 1 failed, 1 skipped' "$tmp/sum"; then
 	ktap_test_pass "tap-summary counts missing results as failed"
 else
 	ktap_test_fail "tap-summary counts missing results as failed"
+fi
+
+# A test that skipped as a whole ("1..0 # SKIP", exit 4) is one skip.
+printf 'TAP version 13\n1..0 # SKIP no disk in WBSYNC_DISKS\n' >"$tmp/skipped.tap"
+printf 'TAP version 13\n1..1\nok 1 a\n' >"$tmp/one.tap"
+if "$top/scripts/tap-summary" "$tmp/skipped.tap" "$tmp/one.tap" >"$tmp/sum" &&
+   grep -qx '1 passed, 0 failed, 1 skipped' "$tmp/sum"; then
+	ktap_test_pass "tap-summary counts a test skipped as a whole as one skip"
+else
+	ktap_print_msg "$(cat "$tmp/sum")"
+	ktap_test_fail "tap-summary counts a test skipped as a whole as one skip"
 fi
 
 # Series handling: a series of only a cover letter is the base tree; a
