@@ -20,6 +20,9 @@
 #                 syncfs and sync_file_range loops, on the debug variant
 #   make module-overhead  wbsync.ko's cost per event and on the reproducer
 #   make bisect-check  every prefix of the series builds (W=1) and boots
+#   make fstests  fstests (xfstests) on ext4 and xfs, vanilla against patched
+#                 kernel, from XFSTESTS_DIR (a checkout; FSTESTS_ARGS:
+#                 scripts/fstests.sh options); not part of make check
 #   make deps     install the Debian packages the lab needs
 #   make kernels  build (or reuse) both kernels; WBSYNC_VARIANT=debug for lockdep/KASAN
 #   make          build wbsync.ko against KDIR (default: the running kernel's
@@ -38,7 +41,7 @@ SOAK_CYCLES ?= 67
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
 .PHONY: all demo check soak naive-check module-stress module-overhead sfr-bench wait-inodes-bench \
-	bisect-check deps kernels module clean distclean
+	bisect-check fstests deps kernels module clean distclean
 
 all: module
 
@@ -65,6 +68,9 @@ module-overhead: deps
 
 bisect-check: deps
 	scripts/bisect-check.sh
+
+fstests: deps
+	scripts/fstests.sh $(FSTESTS_ARGS)
 
 module-stress: deps
 	WBSYNC_VARIANT=debug scripts/module-stress.sh

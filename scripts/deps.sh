@@ -48,6 +48,13 @@ table=(
 	"exfatprogs: mkfs.exfat fsck.exfat"
 	"udftools: mkudffs"
 	"dmsetup: dmsetup"
+	# fstests (make fstests): its build, and what its tests run
+	"autoconf: autoconf" "automake:" "libtool: libtoolize" "libtool-bin:"
+	"libacl1-dev:" "libattr1-dev:" "libaio-dev:" "libcap-dev:" "libgdbm-dev:"
+	"liburing-dev:" "uuid-dev:" "xfslibs-dev:"
+	"acl:" "attr:" "dbench:" "dump:" "psmisc:" "quota:" "uuid-runtime:" "xfsdump:"
+	# fstests needs gawk (strtonum, gensub); installed, it is awk
+	"gawk: awk gawk"
 	# load, tracing and reports
 	"fio: fio"
 	"jq: jq"
@@ -59,12 +66,12 @@ table=(
 	# in every Debian system, listed for their programs
 	"apt: apt-get apt-cache"
 	"dpkg: dpkg dpkg-query"
-	"coreutils: basename cat chmod cp cut date dd dirname head id ln ls md5sum mkdir mktemp mv nproc readlink realpath rm rmdir sha256sum sleep sort stat sync tail tee touch tr truncate uname uniq wc"
+	"coreutils: basename cat chmod cp cut date dd dirname head id ln ls md5sum mkdir mktemp mv nproc paste readlink realpath rm rmdir sha256sum sleep sort stat sync tail tee timeout touch tr truncate uname uniq wc"
 	"dash: sh"
 	"diffutils: cmp"
 	"findutils: find"
 	"grep: grep"
-	"mawk: awk"
+	"mawk:"
 	"sed: sed"
 )
 
