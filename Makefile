@@ -18,6 +18,7 @@
 #                 succeeds when the test catches its data loss
 #   make module-stress  100 insmod/rmmod cycles of wbsync.ko under sync,
 #                 syncfs and sync_file_range loops, on the debug variant
+#                 (MODULE_STRESS_ARGS: module-stress.sh options, e.g. "1000")
 #   make module-overhead  wbsync.ko's cost per event and on the reproducer
 #   make bisect-check  every prefix of the series builds (W=1) and boots
 #   make fstests  fstests (xfstests) on ext4 and xfs, vanilla against patched
@@ -73,7 +74,7 @@ fstests: deps
 	scripts/fstests.sh $(FSTESTS_ARGS)
 
 module-stress: deps
-	WBSYNC_VARIANT=debug scripts/module-stress.sh
+	WBSYNC_VARIANT=debug scripts/module-stress.sh $(MODULE_STRESS_ARGS)
 
 deps:
 	scripts/deps.sh
