@@ -234,7 +234,8 @@ done
 	echo "| run | pass | fail | not run | no result | guest exit | wall time |"
 	echo "|---|---|---|---|---|---|---|"
 	for c in "${cols[@]}"; do
-		read -r rc secs <"$top/${c#*-}-${c%%-*}.status" || rc=? secs=0
+		# No status: the run is going on, or was stopped.
+		read -r rc secs 2>/dev/null <"$top/${c#*-}-${c%%-*}.status" || rc=- secs=0
 		awk -v c="$c" -v rc="$rc" -v secs="$secs" '$2 == c { n[$3]++ }
 		END { printf "| %s | %d | %d | %d | %d | %s | %d min |\n", c, n["pass"],
 			n["fail"] + n["timeout"], n["notrun"], n["none"], rc, secs / 60 }' "$top/results.txt"

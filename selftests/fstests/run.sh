@@ -45,6 +45,13 @@ export SCRATCH_MNT=/mnt/scratch
 export RESULT_BASE=$WBSYNC_OUT/results
 CONF
 
+# fstests expects udev: without it dmsetup's /dev/mapper/NAME is a node,
+# not a link to dm-N, xfs's sysfs directory of a dm-flakey device is not
+# found, and "udevadm wait" for one waits for ever.
+/lib/systemd/systemd-udevd --daemon
+udevadm trigger --action=add
+udevadm settle
+
 cd "$here"
 for t in "$@"; do
 	start=$(date +%s)
