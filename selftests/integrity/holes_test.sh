@@ -1,0 +1,553 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# holes_test.sh crash|verify --hole h1|h4 [options]
+#
+# Crash tests for two holes of the series' v2 sync-start cutoff (issue 12,
+# H1 and H4).  Each must lose data closed before sync(2) started on a
+# kernel with v2 (patches 6-12) and lose nothing on 6.12.  run_holes.sh
+# drives them: boot 1 (crash) sets up, writes, syncs and crashes with
+# sysrq-b the moment sync(2) returns; boot 2 (verify) checks the same
+# disks (vm-run --keep-disks).  Periodic and background writeback are off
+# in boot 1 (by sysctl, and min_ratio 20 on every bdi of the test against
+# per-bdi background writeback), so what is on disk is what the sync (and
+# the test's own fsync) wrote.  README.rst has the details.
+#
+# Disks ($WBSYNC_DISKS): the first holds the "slow" ext4, mounted first,
+# with --slow-mb MiB dirty at the sync, so that iterate_supers() (oldest
+# mount first) reaches the filesystem under test seconds after the sync
+# started.
+#
+# h1  redirty while another task holds I_SYNC.  vfat on dm-delay over the
+#     second disk.  F is created and made durable; the pre-sync data is
+#     appended (write(2) returns); caches are dropped (the FSINFO sector
+#     is read back), the dm table is reloaded with a read delay of
+#     --read-delay-ms; task A fsync()s F and
+#     blocks in fat_write_inode()'s sb_bread() of F's directory block,
+#     holding I_SYNC with I_DIRTY already cleared; sync(2) starts (C); task
+#     B dirties F through a shared mapping (no content change).  v2 stamps
+#     F clean->dirty at "now" > C and leaves it out of vfat's WB_SYNC_ALL
+#     pass, which so never waits for A; vfat has no ->sync_fs and the
+#     directory buffer is not dirty yet for sync_bdevs(): sync(2) returns
+#     before F's new size and cluster chain start are on disk.  6.12 queues
+#     F (its pass starts after B) and waits for A's I_SYNC.  sync(2)'s
+#     WB_SYNC_NONE flusher kick would wait for that I_SYNC as well (its
+#     wb_writeback() sleeps on the b_more_io inode) and hide the hole, so
+#     h1 skips it with wbsync_fault.ko, as integrity_test.sh does (--kick
+#     keeps it: then the test must pass on every kernel).
+# h4  inodes first dirtied by writeback itself.  The second disk holds
+#     the lower ext4 (mounted second, noatime) with an image file,
+#     fully written and durable; a loop device on it, dm-delay on that and
+#     ext2 (--upper vfat: vfat) on top, mounted third.  The upper files are
+#     created and made durable, the flushers are kicked until nothing of
+#     the lower disk is dirty, dm-delay gets a write delay (the loop worker
+#     then dirties the backing file well after C's jiffy), and the files
+#     are rewritten in place with generation 2 (no allocation).  Then
+#     sync(2), with its flusher kick: the kick writes the upper data through
+#     the loop device, whose worker (a kworker) dirties the clean backing
+#     file after C, while the slow ext4 is synced; the lower ext4's pass
+#     comes after.  6.12 selects the backing file (dirtied before that pass
+#     started); v2 stamps it after C and skips it, and neither ext2 nor
+#     vfat sends a flush that would make the loop driver fsync it.  Boot 2
+#     checks the image: fsck -n and generation 2 in every file.
+set -u
+
+usage()
+{
+	cat >&2 <<USAGE
+usage: holes_test.sh crash|verify --hole h1|h4 [options]
+  --record FILE      record of boot 1 (default \$WBSYNC_OUT/record)
+  --slow-mb MIB      data dirty on the slow ext4 at the sync (default 256)
+  --read-delay-ms MS h1: dm-delay read delay (default 30000)
+  --a-ms MS          h1: from A's directory read in flight to the sync
+                     (default 300)
+  --b-ms MS          h1: from the sync start to B's dirtying (default 500)
+  --size BYTES       h1: F's size after the pre-sync append (default 65536);
+                     h4: size of each upper file (default 65536)
+  --files N          h4: upper files (default 64)
+  --upper TYPE       h4: ext2 or vfat (default ext2)
+  --upper-delay-ms MS  h4: dm-delay write delay between the upper
+                     filesystem and the loop device (default 300)
+  --kick             h1: keep sync(2)'s flusher kick (no wbsync_fault.ko)
+  --trace            trace the writeback events of the sync into
+                     \$WBSYNC_OUT/trace (dumped before the crash)
+  --helper PATH      wbsync_holes (default: next to this script)
+  --module PATH      wbsync_fault.ko (default: next to this script)
+USAGE
+	exit 2
+}
+
+die()
+{
+	echo "holes_test.sh: $*" >&2
+	exit 2
+}
+
+here=$(cd "$(dirname "$0")" && pwd)
+phase=${1:-}
+[ $# -gt 0 ] && shift
+case "$phase" in
+crash|verify) ;;
+-h|--help) usage ;;
+*) die "unknown phase '$phase' (crash, verify)" ;;
+esac
+
+hole='' record=${WBSYNC_OUT:+$WBSYNC_OUT/record} slow_mb=256 delay_ms=30000
+a_ms=300 b_ms=500 size=65536 files=64 upper=ext2 kick=0 trace=0 udelay_ms=300
+helper=$here/wbsync_holes module=$here/wbsync_fault.ko
+need_arg() { [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs an argument"; }
+need_num() { [[ "${2:-}" =~ ^[0-9]+$ ]] || die "$1 needs a number, not '${2:-}'"; }
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--hole) need_arg "$@"; hole=$2; shift 2 ;;
+	--record) need_arg "$@"; record=$2; shift 2 ;;
+	--slow-mb) need_num "$@"; slow_mb=$2; shift 2 ;;
+	--read-delay-ms) need_num "$@"; delay_ms=$2; shift 2 ;;
+	--a-ms) need_num "$@"; a_ms=$2; shift 2 ;;
+	--b-ms) need_num "$@"; b_ms=$2; shift 2 ;;
+	--size) need_num "$@"; size=$2; shift 2 ;;
+	--files) need_num "$@"; files=$2; shift 2 ;;
+	--upper) need_arg "$@"; upper=$2; shift 2 ;;
+	--kick) kick=1; shift ;;
+	--upper-delay-ms) need_num "$@"; udelay_ms=$2; shift 2 ;;
+	--trace) trace=1; shift ;;
+	--helper) need_arg "$@"; helper=$2; shift 2 ;;
+	--module) need_arg "$@"; module=$2; shift 2 ;;
+	-h|--help) usage ;;
+	*) die "unknown option '$1' (see --help)" ;;
+	esac
+done
+case "$hole" in h1|h4) ;; *) die "--hole must be h1 or h4, not '$hole'" ;; esac
+case "$upper" in ext2|vfat) ;; *) die "--upper must be ext2 or vfat" ;; esac
+[ -n "$record" ] || die "no --record and no \$WBSYNC_OUT (run me in a wbsync guest)"
+[ -x "$helper" ] || die "helper '$helper' is missing"
+[ "$hole" != h1 ] || [ "$kick" = 1 ] || [ "$phase" = verify ] || [ -f "$module" ] ||
+	die "module '$module' is missing"
+
+# Next to this script (run_holes.sh copies it there) or one up (the tree,
+# a kselftest install).
+for lib in "$here/wbsync_lib.sh" "$here/../wbsync_lib.sh"; do
+	[ -f "$lib" ] && break
+done
+# shellcheck source=../wbsync_lib.sh
+. "$lib"
+
+export DM_DISABLE_UDEV=1
+read -r -a disks <<<"${WBSYNC_DISKS:-}"
+slow_dev=${disks[0]:-/dev/vda} dev2=${disks[1]:-/dev/vdb}
+mslow=/mnt/holes-slow mfat=/mnt/holes-fat mlower=/mnt/holes-lower mupper=/mnt/holes-upper
+img=$mlower/upper.img dm=wbsync-delay dmu=wbsync-upper udev=/dev/mapper/wbsync-upper
+loopdev=
+work=/run/wbsync-holes
+mkdir -p "$work"
+
+log()
+{
+	ktap_print_msg "$(awk '{ printf "%.3f", $1 }' /proc/uptime) $*"
+	echo "wbsync_holes: $*" >/dev/kmsg 2>/dev/null
+}
+
+cleanup()
+{
+	local m
+
+	for m in "$mupper" "$mfat" "$mlower" "$mslow"; do
+		mountpoint -q "$m" && umount "$m"
+	done
+	dmsetup remove "$dmu" 2>/dev/null
+	[ -z "$loopdev" ] || losetup -d "$loopdev" 2>/dev/null
+	dmsetup remove "$dm" 2>/dev/null
+	return 0
+}
+trap cleanup EXIT
+
+run()
+{
+	ktap_test_result "$1" "test_$2"
+}
+
+record_value()
+{
+	awk -v k="$1" '$1 == k { $1 = ""; print substr($0, 2) }' "$record"
+}
+
+# --- boot 1 -----------------------------------------------------------------
+
+test_disks()
+{
+	[ -b "$slow_dev" ] && [ -b "$dev2" ] ||
+		{ ktap_print_msg "need 2 disks (WBSYNC_DISKS='${WBSYNC_DISKS:-}')"; return 1; }
+}
+
+test_sysctl()
+{
+	# No background writeback, no periodic writeback, nothing expires.
+	sysctl -q -w vm.dirty_bytes=$((8 << 30)) \
+		vm.dirty_background_bytes=$((4 << 30)) \
+		vm.dirty_writeback_centisecs=0 \
+		vm.dirty_expire_centisecs=8640000 \
+		vm.laptop_mode=0
+}
+
+# Background writeback is off globally, but a bdi also starts it when its
+# own dirty pages exceed its share of the background threshold, and a bdi
+# that has written little lately has a share near 0 (wb_over_bg_thresh()):
+# a few MiB dirty on the lower disk, the loop device or the dm-delay
+# device would start it, writing before or during the sync what only the
+# sync may write.  A minimum share of 20% of 4 GiB per bdi keeps it off.
+BDI_MIN_RATIO=20
+bdi_min_ratio()
+{
+	local dev f
+
+	for dev; do
+		f=/sys/class/bdi/$(lsblk -dno MAJ:MIN "$dev" | tr -d ' ')/min_ratio
+		echo "$BDI_MIN_RATIO" >"$f" && [ "$(cat "$f")" = "$BDI_MIN_RATIO" ] || return 1
+	done
+	ktap_print_msg "min_ratio $BDI_MIN_RATIO on the bdis of $*"
+}
+
+test_slow_fs()
+{
+	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$slow_dev" &&
+		mkdir -p "$mslow" && mount -t ext4 "$slow_dev" "$mslow" &&
+		bdi_min_ratio "$slow_dev"
+}
+
+slow_cmd()
+{
+	echo "dd if=/dev/zero of=$mslow/dirty bs=1M count=$slow_mb status=none"
+}
+
+# Without its symbol, the module must refuse to load; with it, one sync(2)
+# skips one kick.
+param()
+{
+	cat "/sys/module/wbsync_fault/parameters/$1"
+}
+
+test_fault()
+{
+	local calls skipped
+
+	insmod "$module" symbol=wbsync_no_such_symbol 2>/dev/null && return 1
+	insmod "$module" skip_sync_kick=1 && [ "$(param skip_sync_kick)" = Y ] || return 1
+	calls=$(param calls) skipped=$(param skipped)
+	sync
+	ktap_print_msg "sync(2): $(($(param calls) - calls)) kick(s), $(($(param skipped) - skipped)) skipped"
+	[ "$(($(param calls) - calls))" = 1 ] && [ "$(($(param skipped) - skipped))" = 1 ]
+}
+
+dm_table()
+{
+	echo "0 $(blockdev --getsz "$dev2") delay $dev2 0 $1 $dev2 0 0"
+}
+
+test_h1_setup()
+{
+	dmsetup create "$dm" --table "$(dm_table 0)" &&
+		bdi_min_ratio "/dev/mapper/$dm" &&
+		mkfs.vfat -F 32 "/dev/mapper/$dm" >/dev/null &&
+		mkdir -p "$mfat" && mount -t vfat "/dev/mapper/$dm" "$mfat" &&
+		ktap_print_msg "mounted: $(grep -c . /proc/mounts) filesystems, $mslow before $mfat"
+}
+
+h1_crash()
+{
+	local pre inflight
+
+	# Run by the helper after the append: drop the clean caches, F's
+	# directory block with them; read the reserved sectors back in (the
+	# FSINFO sector, which the pass reads for the fsinfo inode that the
+	# append dirtied: only A's read must wait); then the read delay,
+	# reloaded with --nolockfs (suspending a frozen fs would sync it).
+	pre="echo 3 >/proc/sys/vm/drop_caches"
+	pre+=" && dd if=/dev/mapper/$dm of=/dev/null bs=64k count=1 status=none"
+	pre+=" && dmsetup suspend --nolockfs $dm && dmsetup load $dm --table '$(dm_table "$delay_ms")'"
+	pre+=" && dmsetup resume $dm"
+	{
+		echo "hole h1"
+		echo "fs vfat"
+		echo "read_delay_ms $delay_ms"
+		echo "kick $kick"
+	} >>"$record"
+	log "h1: F=$mfat/F, read delay $delay_ms ms, slow fs $slow_mb MiB, A->sync $a_ms ms, sync->B $b_ms ms"
+	# dm-delay's status: "START LEN delay READS WRITES FLUSHES" held now.
+	inflight="dmsetup status $dm | awk '{ exit !(\$4 > 0) }'"
+	start_trace || ktap_print_msg "tracing is not available: running without it"
+	exec "$helper" h1 -f "$mfat/F" -o "$record" -n "$size" -l "$(slow_cmd)" \
+		-p "$pre" -w "$inflight" -A "$a_ms" -B "$b_ms" "${dump[@]}"
+}
+
+upper_table()
+{
+	echo "0 $(blockdev --getsz "$loopdev") delay $loopdev 0 0 $loopdev 0 $1"
+}
+
+test_h4_setup()
+{
+	local fmt
+
+	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$dev2" &&
+		mkdir -p "$mlower" && mount -t ext4 -o noatime "$dev2" "$mlower" || return 1
+	# Fully written and durable: the upper writes overwrite allocated
+	# blocks of the backing file, no allocation in the lower pass.
+	dd if=/dev/zero of="$img" bs=1M count=160 conv=fsync status=none || return 1
+	loopdev=$(losetup -f --show "$img") || return 1
+	echo "$loopdev" >"$work/loop"
+	case $upper in
+	vfat) fmt=(mkfs.vfat -F 32) ;;
+	*) fmt=(mkfs.ext2 -q -F) ;;
+	esac
+	# dm-delay between the upper and the loop device (no delay yet).
+	dmsetup create "$dmu" --table "$(upper_table 0)" &&
+		bdi_min_ratio "$dev2" "$loopdev" "$udev" &&
+		"${fmt[@]}" "$udev" >/dev/null && mkdir -p "$mupper" &&
+		mount -t "$upper" -o noatime "$udev" "$mupper" &&
+		ktap_print_msg "$udev on $loopdev on $img; mount order $mslow, $mlower, $mupper"
+}
+
+# Generation 1, made durable through every layer: sync(2) twice, then
+# syncfs(2) of the lower ext4.  Every sync(2) leaves the backing file dirty
+# again: the upper's ->sync_fs() (ext2 writes its superblock) and
+# sync_bdevs() run after the lower's pass.  A backing file that is dirty
+# (with an age before the sync) when the test's sync(2) starts is written
+# by every kernel, and the test would prove nothing: it must be clean.
+test_h4_prepare()
+{
+	local i
+
+	for ((i = 0; i < files; i++)); do
+		"$helper" fill -f "$mupper/f$i" -n "$size" -g 1 || return 1
+	done
+	sync && sync && sync -f "$img" || return 1
+	ktap_print_msg "after prepare: $(grep -E '^(Dirty|Writeback):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
+}
+
+# sync(2) does not take inodes off b_dirty that only the flusher writes:
+# the block device inodes (jbd2's checkpoint buffers of the lower ext4, the
+# upper's superblock written by its ->sync_fs()).  One on the lower disk's
+# wb would make sync(2)'s kick run there too, and that kick, if it ran
+# after the loop worker, would write the backing file: kick the flushers
+# (a new dirty_writeback_centisecs wakes them, WB_SYNC_NONE, everything)
+# until both bdis have no dirty inode, then turn periodic writeback off
+# again.
+all_clean()
+{
+	! { bdi_lists "$dev2"; echo; bdi_lists "$loopdev"; echo; bdi_lists "$udev"; } |
+		grep -Eq 'b_(dirty|io|more_io|dirty_time): [1-9]'
+}
+
+test_h4_flush()
+{
+	local i
+
+	for ((i = 1; i <= 10; i++)); do
+		sysctl -q -w vm.dirty_writeback_centisecs=$((100 + i)) &&
+			sysctl -q -w vm.dirty_writeback_centisecs=0 || return 1
+		sleep 2
+		all_clean && break
+	done
+	ktap_print_msg "after $i flusher kick(s): $dev2 bdi: $(bdi_lists "$dev2"); $loopdev bdi: $(bdi_lists "$loopdev"); $udev bdi: $(bdi_lists "$udev")"
+	all_clean
+}
+
+# The writeback lists of a block device's bdi (debugfs).
+bdi_lists()
+{
+	local d
+
+	d=/sys/kernel/debug/bdi/$(lsblk -dno MAJ:MIN "$1" | tr -d ' ')/stats
+	awk '/^b_(dirty|io|more_io|dirty_time|held):/ { printf "%s%s %s", sep, $1, $2; sep = " " }' "$d" 2>/dev/null
+}
+
+# Nothing of the lower filesystem may be dirty when the sync starts: the
+# backing file is then first dirtied after C, by the loop worker.
+test_h4_lower_clean()
+{
+	local l
+
+	l=$(bdi_lists "$dev2")
+	ktap_print_msg "$dev2 bdi: ${l:-no debugfs stats}"
+	[ -n "$l" ] && ! echo "$l" | grep -Eq 'b_(dirty|io|more_io|dirty_time): [1-9]'
+}
+
+h4_crash()
+{
+	local i
+
+	{
+		echo "hole h4"
+		echo "fs $upper"
+		echo "files $files"
+		echo "size $size"
+		echo "gen 2"
+		echo "upper_delay_ms $udelay_ms"
+	} >>"$record"
+	# The upper's writes reach the loop device --upper-delay-ms after
+	# they are issued: the loop worker's first dirtying of the backing
+	# file then comes that long after C, never in C's jiffy (which v2
+	# counts as before the sync).
+	dmsetup suspend --nolockfs "$dmu" && dmsetup load "$dmu" --table "$(upper_table "$udelay_ms")" &&
+		dmsetup resume "$dmu" || return 1
+	log "h4: writes to $udev delayed by $udelay_ms ms"
+	log "h4: dirtying $slow_mb MiB on $mslow"
+	eval "$(slow_cmd)" || return 1
+	for ((i = 0; i < files; i++)); do
+		"$helper" fill -f "$mupper/f$i" -n "$size" -g 2 || return 1
+	done
+	log "h4: $files upper files rewritten with generation 2 (closed)"
+	log "before sync: $(grep -E '^(Dirty|Writeback):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
+	log "before sync: lower $dev2 bdi: $(bdi_lists "$dev2"); loop $loopdev bdi: $(bdi_lists "$loopdev"); upper $udev bdi: $(bdi_lists "$udev")"
+	# Checked once more right before the sync (the dirtying above did not
+	# touch the lower filesystem).
+	test_h4_lower_clean >/dev/null || { log "h4: the lower filesystem is dirty before the sync"; return 1; }
+	{
+		echo "backing_ino $(stat -c %i "$img")"
+		echo "lower_dev $(lsblk -dno MAJ:MIN "$dev2" | tr -d ' ')"
+	} >>"$record"
+	log "h4: the backing file is inode $(record_value backing_ino) on $dev2 ($(record_value lower_dev))"
+	start_trace || ktap_print_msg "tracing is not available: running without it"
+	exec "$helper" sync -o "$record" "${dump[@]}"
+}
+
+# --trace: the writeback events from just before the sync to its return,
+# dumped by the helper (-t) before the crash.
+dump=()
+start_trace()
+{
+	local t=/sys/kernel/tracing e
+
+	[ "$trace" = 1 ] || return 0
+	echo 0 >"$t/tracing_on" && echo >"$t/trace" && echo 16384 >"$t/buffer_size_kb" || return 1
+	for e in writeback_dirty_inode_enqueue writeback_start writeback_queue_io \
+		writeback_written writeback_single_inode writeback_wait writeback_exec; do
+		echo 1 >"$t/events/writeback/$e/enable" || return 1
+	done
+	echo 1 >"$t/tracing_on"
+	dump=(-t "echo 0 >$t/tracing_on; cat $t/trace >${record%/*}/trace")
+}
+
+# --- boot 2 -----------------------------------------------------------------
+
+test_record()
+{
+	grep -qx sync_done "$record" || { ktap_print_msg "$record: the sync did not return before the crash"; return 1; }
+	ktap_print_msg "$(tr '\n' ' ' <"$record")"
+}
+
+test_h1_mount()
+{
+	mkdir -p "$mfat" && mount -t vfat "$dev2" "$mfat"
+}
+
+test_h1_durable()
+{
+	local got want durable
+
+	want=$(record_value size) durable=$(record_value durable_size)
+
+	got=$(stat -c %s "$mfat/F" 2>/dev/null)
+	ktap_print_msg "F: $got bytes on disk; $want closed before sync(2); $durable before the test"
+	ktap_print_msg "A's fsync had $([ "$(record_value a_done_at_sync_return)" = 1 ] && echo returned || echo "not returned") when sync(2) returned after $(awk '/^sync_ns/ { printf "%.3f s", $2 / 1e9 }' "$record")"
+	ktap_print_msg "F: $("$helper" check -f "$mfat/F" -n "$want" -g 1)"
+	"$helper" check -f "$mfat/F" -n "$want" -g 1 >/dev/null
+}
+
+test_h1_umount()
+{
+	umount "$mfat"
+}
+
+test_h4_mount_lower()
+{
+	mkdir -p "$mlower" && mount -t ext4 -o noatime "$dev2" "$mlower"
+}
+
+test_h4_fsck_upper()
+{
+	local rc
+
+	loopdev=$(losetup -f --show -r "$img") || return 1
+	case $(record_value fs) in
+	vfat) fsck.vfat -n "$loopdev" >"$work/fsck.log" 2>&1 ;;
+	*) e2fsck -f -n "$loopdev" >"$work/fsck.log" 2>&1 ;;
+	esac
+	rc=$?
+	[ "$rc" = 0 ] || sed 's/^/# /' "$work/fsck.log"
+	# vfat: a crash leaves the dirty bit (fsck.fat exits 1 for it).
+	[ "$rc" = 0 ] || { [ "$(record_value fs)" = vfat ] && [ "$rc" = 1 ] &&
+		! grep -qiv -e '^fsck.fat' -e 'dirty bit' -e 'differences' -e 'backup' \
+			-e '65:01/00' -e 'automatically' -e 'leaving' -e 'files,' -e 'some data may be corrupt' -e '^$' "$work/fsck.log"; }
+}
+
+test_h4_durable()
+{
+	local i n sz r intact=0 stale=0 other=0
+
+	n=$(record_value files) sz=$(record_value size)
+
+	mkdir -p "$mupper" && mount -t "$(record_value fs)" -o ro "$loopdev" "$mupper" || return 1
+	for ((i = 0; i < n; i++)); do
+		r=$("$helper" check -f "$mupper/f$i" -n "$sz" -g 2)
+		case $r in
+		intact) intact=$((intact + 1)) ;;
+		stale*) stale=$((stale + 1)) ;;
+		*) other=$((other + 1)); ktap_print_msg "f$i: $r" ;;
+		esac
+	done
+	ktap_print_msg "upper files: $intact of $n intact (generation 2), $stale stale (generation 1), $other other; sync(2) took $(awk '/^sync_ns/ { printf "%.3f s", $2 / 1e9 }' "$record")"
+	umount "$mupper"
+	[ "$intact" = "$n" ]
+}
+
+test_h4_umount()
+{
+	losetup -d "$loopdev" && loopdev= && umount "$mlower"
+}
+
+ktap_print_header
+case "$phase" in
+crash)
+	[ "$hole" = h1 ] && ktap_set_plan 5 || ktap_set_plan 7
+	run "setup: two disks" disks
+	run "writeback: periodic and background writeback off" sysctl
+	run "setup: slow ext4 on $slow_dev, mounted first" slow_fs
+	if [ "$hole" = h1 ]; then
+		if [ "$kick" = 0 ]; then
+			run "fault: wbsync_fault skips sync(2)'s flusher kick" fault
+		else
+			ktap_test_skip "fault: wbsync_fault skips sync(2)'s flusher kick (--kick)"
+		fi
+		run "setup: vfat on dm-delay over $dev2, mounted second" h1_setup
+	else
+		run "setup: ext4 on $dev2 (mounted second), $upper on loop over a file on it (third)" h4_setup
+		run "prepare: $files upper files of $size bytes, generation 1, durable" h4_prepare
+		run "prepare: the flushers write what sync(2) left on b_dirty" h4_flush
+		run "prepare: nothing of the lower ext4 is dirty (the backing file is clean)" h4_lower_clean
+	fi
+	ktap_print_totals
+	[ "$KTAP_CNT_FAIL" = 0 ] || exit "$KSFT_FAIL"
+	"${hole}_crash"
+	exit 1
+	;;
+verify)
+	[ -f "$record" ] || die "record '$record' does not exist"
+	hole=$(record_value hole)
+	if [ "$hole" = h1 ]; then
+		ktap_set_plan 4
+		run "record: sync(2) returned before the crash" record
+		run "mount: vfat after the crash" h1_mount
+		run "h1: F has its pre-sync size and content" h1_durable
+		run "umount: vfat" h1_umount
+	else
+		ktap_set_plan 5
+		run "record: sync(2) returned before the crash" record
+		run "mount: the lower ext4 after the crash" h4_mount_lower
+		run "fsck: the upper $(record_value fs) image is consistent" h4_fsck_upper
+		run "h4: every upper file has the generation written before sync(2)" h4_durable
+		run "umount: the loop device and the lower ext4" h4_umount
+	fi
+	;;
+esac
+ktap_finished

@@ -1,0 +1,266 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run_holes.sh KERNEL_BUILD_DIR [--hole h1|h4|all] [--cycles N] [options]
+#
+# Crash tests for the holes H1 and H4 of the series' v2 sync cutoff
+# (holes_test.sh, README.rst).  Builds the guest helper (and for h1
+# wbsync_fault.ko against KERNEL_BUILD_DIR), then per cycle and hole boots
+# the kernel twice with scripts/vm-run on the same two disk images: boot 1
+# writes, syncs and crashes with sysrq-b, boot 2 checks.  Prints TAP;
+# exits 0 if everything passed, 1 if a test failed (data written before
+# sync(2) was lost), 2 on bad arguments.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+
+usage()
+{
+	cat <<USAGE
+usage: run_holes.sh KERNEL_BUILD_DIR [options]
+  --hole H         h1, h4 or all (default all)
+  --cycles N       crash/verify cycles per hole (default 1)
+  --profile P      disk profile: none, ssd or hdd (default hdd)
+  --slow-mb MIB    data dirty on the slow ext4 at the sync (default 256)
+  --read-delay-ms MS  h1: dm-delay read delay (default 30000)
+  --a-ms MS        h1: from A's directory read in flight to the sync (default 300)
+  --b-ms MS        h1: from the sync start to B's dirtying (default 500)
+  --kick           h1: keep sync(2)'s flusher kick (no wbsync_fault.ko)
+  --trace          trace the writeback events of the sync (crash/trace)
+  --upper-delay-ms MS  h4: write delay between the upper fs and the loop
+                   device (default 300)
+  --upper TYPE     h4: ext2 or vfat on the loop device (default ext2)
+  --files N        h4: upper files (default 64)
+  --timeout SEC    per boot (default 600)
+  --out DIR        work directory (default $here/output/holes-DATE-PID)
+  --keep           keep the disk images of passing cycles
+USAGE
+	exit 2
+}
+
+die()
+{
+	echo "run_holes.sh: $*" >&2
+	exit 2
+}
+
+[ $# -gt 0 ] || die "no kernel build directory given (see --help)"
+case "$1" in -h|--help) usage ;; esac
+kdir=$1
+shift
+holes=all cycles=1 profile=hdd timeout=600 out='' keep=0 kick=0
+gopts=()
+need_arg() { [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs an argument"; }
+need_num() { [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || die "$1 needs a positive number, not '${2:-}'"; }
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--hole) need_arg "$@"; holes=$2; shift 2 ;;
+	--cycles) need_num "$@"; cycles=$2; shift 2 ;;
+	--profile) need_arg "$@"; profile=$2; shift 2 ;;
+	--slow-mb|--read-delay-ms|--a-ms|--b-ms|--files|--upper-delay-ms)
+		need_num "$@"; gopts+=("$1" "$2"); shift 2 ;;
+	--upper) need_arg "$@"; gopts+=("$1" "$2"); shift 2 ;;
+	--kick) kick=1; gopts+=(--kick); shift ;;
+	--trace) gopts+=(--trace); shift ;;
+	--timeout) need_num "$@"; timeout=$2; shift 2 ;;
+	--out) need_arg "$@"; out=$2; shift 2 ;;
+	--keep) keep=1; shift ;;
+	-h|--help) usage ;;
+	*) die "unknown option '$1' (see --help)" ;;
+	esac
+done
+[ -d "$kdir" ] || die "kernel build directory '$kdir' does not exist"
+kdir=$(cd "$kdir" && pwd)
+[ -f "$kdir/vmlinux" ] || die "no $kdir/vmlinux"
+case "$holes" in
+all) hole_list=(h1 h4) ;;
+h1|h4) hole_list=("$holes") ;;
+*) die "unknown hole '$holes' (h1, h4, all)" ;;
+esac
+case "$profile" in none|ssd|hdd) ;; *) die "unknown profile '$profile' (none, ssd, hdd)" ;; esac
+
+vmrun=${WBSYNC_VMRUN:-$here/../../scripts/vm-run}
+[ -x "$vmrun" ] || die "scripts/vm-run not found (set WBSYNC_VMRUN)"
+vmrun=$(cd "$(dirname "$vmrun")" && pwd)/vm-run
+ktap=
+for f in "$kdir/source/tools/testing/selftests/kselftest/ktap_helpers.sh" \
+	"${KSRC:-/nonexistent}/tools/testing/selftests/kselftest/ktap_helpers.sh" \
+	"${WBSYNC_CACHE:-/var/cache/wbsync}"/src/linux-*/tools/testing/selftests/kselftest/ktap_helpers.sh; do
+	[ -f "$f" ] && { ktap=$f; break; }
+done
+[ -n "$ktap" ] || die "ktap_helpers.sh not found (set KSRC to the kernel tree)"
+
+work=${out:-$here/output/holes-$(date +%Y%m%d-%H%M%S)-$$}
+mkdir -p "$work/bin" "$work/kselftest" || die "cannot create '$work'"
+work=$(cd "$work" && pwd)
+
+need_fault=0
+for h in "${hole_list[@]}"; do
+	[ "$h" = h1 ] && [ "$kick" = 0 ] && need_fault=1
+done
+testno=0 failed=0
+plan=$((1 + need_fault + cycles * ${#hole_list[@]} * 2))
+
+tap()
+{
+	local res=$1
+
+	shift
+	testno=$((testno + 1))
+	[ "$res" = ok ] || failed=$((failed + 1))
+	echo "$res $testno $*"
+}
+
+comment()
+{
+	sed 's/^/#   /' "$@"
+}
+
+echo "TAP version 13"
+echo "1..$plan"
+echo "# kernel $kdir, holes ${hole_list[*]}, profile $profile, $cycles cycle(s)${gopts[*]:+, ${gopts[*]}}"
+echo "# work directory $work"
+
+if cp "$here/holes_test.sh" "$here/../wbsync_lib.sh" "$work/bin/" &&
+   cp "$ktap" "$work/kselftest/" &&
+   ${CC:-cc} -O2 -g -Wall -pthread -o "$work/bin/wbsync_holes" \
+	"$here/wbsync_holes.c" >"$work/build-helper.log" 2>&1; then
+	tap ok "build: wbsync_holes"
+else
+	tap "not ok" "build: wbsync_holes"
+	comment "$work/build-helper.log"
+	echo "Bail out! cannot build the helper"
+	exit 1
+fi
+if [ "$need_fault" = 1 ]; then
+	dir=$work/wbsync_fault
+	if mkdir -p "$dir" && cp "$here/fault/wbsync_fault.c" "$here/fault/Kbuild" "$dir/" &&
+	   make -C "$kdir" M="$dir" >"$work/build-fault.log" 2>&1 &&
+	   cp "$dir/wbsync_fault.ko" "$work/bin/"; then
+		tap ok "build: wbsync_fault.ko against $kdir"
+	else
+		tap "not ok" "build: wbsync_fault.ko against $kdir"
+		tail -n 20 "$work/build-fault.log" | comment
+		echo "Bail out! cannot build wbsync_fault.ko"
+		exit 1
+	fi
+fi
+
+trap 'echo "Bail out! interrupted (work directory $work)"; exit 130' INT TERM
+cd "$work" || exit 1
+
+# vm-run, once more if the guest died before it ran the command (125).
+vm_run()
+{
+	"$vmrun" "$@"
+	local rc=$?
+
+	if [ "$rc" = 125 ]; then
+		echo "# the guest died before the command ran: booting it again" >&2
+		"$vmrun" "$@"
+		rc=$?
+	fi
+	return "$rc"
+}
+
+# The guest's steps with their times, from the console (kernel clock).
+steps()
+{
+	grep -a 'wbsync_holes: ' "$1" | sed 's/^.*\[ *\([0-9.]*\)\] *wbsync_holes: /# step [\1] /'
+}
+
+# --trace, h4: when the backing file was first dirtied, and what the lower
+# ext4's WB_SYNC_ALL pass of the sync queued and wrote.
+trace_digest()
+{
+	local r=$1 t=$2 ino dev
+
+	ino=$(awk '$1 == "backing_ino" { print $2 }' "$r")
+	dev=$(awk '$1 == "lower_dev" { print $2 }' "$r")
+	[ -n "$ino" ] && [ -n "$dev" ] || return 0
+	awk -v ino="$ino" -v dev="$dev" -v dev2="$(echo "$dev" | tr : ,)" '
+	/ writeback_start: / && / sync_mode=1 / && $0 ~ "bdi " dev ":" && !pass {
+		pass = 1
+		c = match($0, / sync_cutoff=[0-9]+/) ? substr($0, RSTART + 1, RLENGTH - 1) : "no sync cutoff"
+		printf "# trace: %s lower pass starts (%s)\n", $4, c
+	}
+	/ writeback_queue_io: / && $0 ~ "bdi " dev ":" && pass == 1 {
+		sub(/^.* writeback_queue_io: /, ""); printf "# trace: lower pass queue_io %s\n", $0; pass = 2
+	}
+	/ writeback_dirty_inode_enqueue: / && $0 ~ "dev " dev2 " ino " ino " " {
+		match($0, /dirtied [0-9]+/)
+		printf "# trace: %s backing file (ino %s) dirtied, %s\n", $4, ino, substr($0, RSTART, RLENGTH)
+	}
+	/ writeback_start: / && / reason=(background|periodic) / { bg++ }
+	END { if (bg) printf "# trace: %d background or periodic writeback work(s) ran\n", bg }
+	/ writeback_single_inode: / && $0 ~ "bdi " dev ":" && $0 ~ " ino=" ino " " {
+		match($0, /wrote=[0-9]+/)
+		printf "# trace: %s backing file written by %s, %s\n", $4, $1, substr($0, RSTART, RLENGTH)
+	}' "$t" | sed 's/ cgroup_ino=[0-9]*//'
+}
+
+run_cycle()
+{
+	local c=$1 h=$2 cdir=$work/c$1-$2 rc ok=1
+
+	rm -rf "$cdir"
+	mkdir -p "$cdir"
+	vm_run --kernel "$kdir" --disks 2 --disk-size 1G --profile "$profile" \
+		--keep-disks "$cdir/disks" --allow-crash --timeout "$timeout" \
+		--quiet --out "$cdir/crash" -- \
+		"$work/bin/holes_test.sh" crash --hole "$h" "${gopts[@]}" \
+		>"$cdir/crash.log" 2>&1
+	rc=$?
+	comment "$cdir/crash/output" 2>/dev/null
+	steps "$cdir/crash/console.log"
+	if [ "$rc" != 0 ]; then
+		echo "# vm-run exit status $rc"
+		tail -n 5 "$cdir/crash.log" | comment
+		ok=0
+	elif [ -f "$cdir/crash/rc" ]; then
+		echo "# the guest exited (status $(cat "$cdir/crash/rc")) instead of crashing"
+		ok=0
+	elif ! grep -qx sync_done "$cdir/crash/record" 2>/dev/null; then
+		echo "# the guest crashed before sync(2) returned"
+		ok=0
+	fi
+	if [ "$ok" = 0 ]; then
+		tap "not ok" "cycle $c $h: boot 1: write, sync(2), sysrq-b"
+		tap "not ok" "cycle $c $h: boot 2: verify # SKIP boot 1 failed"
+		return 1
+	fi
+	[ ! -f "$cdir/crash/trace" ] || trace_digest "$cdir/crash/record" "$cdir/crash/trace"
+	tap ok "cycle $c $h: boot 1: sync(2) returned after $(awk '/^sync_ns/ { printf "%.2f s", $2 / 1e9 }' "$cdir/crash/record"), then sysrq-b"
+
+	vm_run --kernel "$kdir" --disks 2 --disk-size 1G --profile "$profile" \
+		--keep-disks "$cdir/disks" --timeout "$timeout" \
+		--quiet --out "$cdir/verify" -- \
+		"$work/bin/holes_test.sh" verify --hole "$h" --record "$cdir/crash/record" \
+		>"$cdir/verify.log" 2>&1
+	rc=$?
+	comment "$cdir/verify/output" 2>/dev/null
+	if [ "$rc" != 0 ]; then
+		tail -n 3 "$cdir/verify.log" | comment
+		tap "not ok" "cycle $c $h: boot 2: data closed before sync(2) was lost (vm-run exit status $rc)"
+		return 1
+	fi
+	tap ok "cycle $c $h: boot 2: everything closed before sync(2) is on disk"
+}
+
+for ((c = 1; c <= cycles; c++)); do
+	for h in "${hole_list[@]}"; do
+		start=$SECONDS
+		if run_cycle "$c" "$h"; then
+			[ "$keep" = 1 ] || rm -rf "$work/c$c-$h/disks"
+		fi
+		echo "# cycle $c $h took $((SECONDS - start)) s"
+	done
+done
+
+echo "# Totals: pass:$((testno - failed)) fail:$failed"
+if [ "$failed" = 0 ] && [ "$testno" = "$plan" ]; then
+	echo "# PASS"
+	exit 0
+fi
+echo "# FAIL (work directory $work)"
+exit 1

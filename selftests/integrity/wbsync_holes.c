@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wbsync_holes: the timed parts of the crash tests for the holes of the
+ * series' v2 sync cutoff (holes_test.sh drives it).
+ *
+ *   wbsync_holes fill -f FILE -n SIZE [-g GEN]
+ *	write SIZE bytes of generation GEN's pattern to FILE (in place, no
+ *	truncate), close it.
+ *   wbsync_holes check -f FILE -n SIZE [-g GEN]
+ *	FILE must hold at least SIZE bytes of generation GEN's pattern.
+ *	Prints "intact", "stale GEN-1", "short SIZE" or "torn at OFFSET";
+ *	exit 0 only for intact.
+ *   wbsync_holes h1 -f FILE -o RECORD [-i INIT] [-n SIZE] [-l CMD]
+ *		     [-p CMD] [-w CMD] [-A MS] [-B MS]
+ *	H1, redirty while another task holds I_SYNC.  Creates FILE with INIT
+ *	bytes and makes it durable (fsync, sync(2)); runs CMD -l (dirty a
+ *	slow filesystem); appends up to SIZE bytes (the pre-sync data) with
+ *	write(2); runs CMD -p (turn the read delay on, drop caches); starts
+ *	task A: fsync(FILE), which blocks in ->write_inode() reading the
+ *	directory block; once the read is held (-w CMD, polled until it
+ *	exits 0: dm-delay's status counts the bios it holds) and -A MS more,
+ *	it takes the sync start C and starts task
+ *	S: sync(2); -B MS after C, task B dirties FILE again through a shared
+ *	mapping (it writes back the byte that is there: no content change),
+ *	while A still holds I_SYNC.  When sync(2) returns: record, sysrq-b.
+ *   wbsync_holes sync -o RECORD [-t CMD]
+ *	take the sync start C, sync(2), record, sysrq-b.
+ *   -t CMD (h1, sync): run CMD between the sync's return and the crash
+ *	(a trace dump).
+ *
+ * The record (fsync'ed, on the host over 9p) has "key value" lines; it
+ * ends with "sync_done" if the sync returned before the crash.  Every step
+ * is also logged to /dev/kmsg, so it is in the console log among the
+ * kernel's lines, on one clock.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static int kmsg = -1, rfd = -1;
+static const char *dumpcmd;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "wbsync_holes: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+/* A step, to stdout and to the kernel log (one clock with the kernel). */
+static void logmsg(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (n >= (int)sizeof(buf))
+		n = sizeof(buf) - 1;
+	printf("# %.3f %s\n", now(), buf);
+	fflush(stdout);
+	if (kmsg >= 0) {
+		char k[600];
+		int m = snprintf(k, sizeof(k), "wbsync_holes: %s\n", buf);
+
+		if (write(kmsg, k, m) < 0)
+			; /* the log is best effort */
+	}
+}
+
+static void record(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= (int)sizeof(buf) - 1)
+		die("record line too long");
+	buf[n++] = '\n';
+	if (write(rfd, buf, n) != n || fsync(rfd))
+		die("record: %s", strerror(errno));
+}
+
+/* Byte OFF of generation GEN: differs per generation, block and offset. */
+static unsigned char pat(unsigned int gen, uint64_t off)
+{
+	uint64_t x = off * 0x9e3779b97f4a7c15ull + gen * 0xc2b2ae3d27d4eb4full;
+
+	x ^= x >> 29;
+	return (unsigned char)(x * 0xbf58476d1ce4e5b9ull >> 56);
+}
+
+static void fill_buf(unsigned char *b, size_t len, unsigned int gen, uint64_t off)
+{
+	for (size_t i = 0; i < len; i++)
+		b[i] = pat(gen, off + i);
+}
+
+/* Write [from, to) of GEN's pattern at the same offsets of fd. */
+static void write_range(int fd, unsigned int gen, uint64_t from, uint64_t to)
+{
+	unsigned char buf[65536];
+
+	while (from < to) {
+		size_t len = to - from < sizeof(buf) ? to - from : sizeof(buf);
+		ssize_t w;
+
+		fill_buf(buf, len, gen, from);
+		w = pwrite(fd, buf, len, from);
+		if (w != (ssize_t)len)
+			die("pwrite at %llu: %s", (unsigned long long)from,
+			    w < 0 ? strerror(errno) : "short write");
+		from += len;
+	}
+}
+
+static int do_fill(const char *file, uint64_t size, unsigned int gen)
+{
+	int fd = open(file, O_WRONLY | O_CREAT, 0644);
+
+	if (fd < 0)
+		die("open %s: %s", file, strerror(errno));
+	write_range(fd, gen, 0, size);
+	if (close(fd))
+		die("close %s: %s", file, strerror(errno));
+	return 0;
+}
+
+static int do_check(const char *file, uint64_t size, unsigned int gen)
+{
+	unsigned char buf[65536], exp[65536];
+	uint64_t off = 0, torn = UINT64_MAX;
+	int stale = gen > 1, fd;
+	struct stat st;
+
+	fd = open(file, O_RDONLY);
+	if (fd < 0) {
+		printf("missing\n");
+		return 1;
+	}
+	if (fstat(fd, &st))
+		die("fstat %s: %s", file, strerror(errno));
+	if ((uint64_t)st.st_size < size) {
+		printf("short %lld of %llu\n", (long long)st.st_size,
+		       (unsigned long long)size);
+		return 1;
+	}
+	while (off < size) {
+		size_t len = size - off < sizeof(buf) ? size - off : sizeof(buf);
+		ssize_t r = pread(fd, buf, len, off);
+
+		if (r != (ssize_t)len)
+			die("pread %s: %s", file, r < 0 ? strerror(errno) : "short");
+		fill_buf(exp, len, gen, off);
+		if (memcmp(buf, exp, len)) {
+			for (size_t i = 0; i < len; i++)
+				if (buf[i] != exp[i]) {
+					if (torn == UINT64_MAX)
+						torn = off + i;
+					break;
+				}
+		}
+		if (stale) {
+			fill_buf(exp, len, gen - 1, off);
+			if (memcmp(buf, exp, len))
+				stale = 0;
+		}
+		off += len;
+	}
+	close(fd);
+	if (torn == UINT64_MAX) {
+		printf("intact\n");
+		return 0;
+	}
+	if (stale)
+		printf("stale %u\n", gen - 1);
+	else
+		printf("torn at %llu\n", (unsigned long long)torn);
+	return 1;
+}
+
+static void run_cmd(const char *what, const char *cmd)
+{
+	int rc;
+
+	if (!cmd)
+		return;
+	logmsg("%s: %s", what, cmd);
+	rc = system(cmd);
+	if (rc != 0)
+		die("%s: '%s' failed (%d)", what, cmd, rc);
+	logmsg("%s: done", what);
+}
+
+static int h1_fd;
+static volatile int a_done, a_rc;
+static double a_end;
+
+static void *task_a(void *arg)
+{
+	(void)arg;
+	logmsg("A: fsync(F) starts");
+	a_rc = fsync(h1_fd);
+	a_end = now();
+	a_done = 1;
+	logmsg("A: fsync(F) returned %d", a_rc);
+	return NULL;
+}
+
+static volatile int s_done;
+
+static void *task_s(void *arg)
+{
+	(void)arg;
+	sync();
+	s_done = 1;
+	return NULL;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static void open_sysrq(int *fd)
+{
+	*fd = open("/proc/sysrq-trigger", O_WRONLY);
+	if (*fd < 0)
+		die("open /proc/sysrq-trigger: %s", strerror(errno));
+}
+
+static void crash(int sysrq)
+{
+	logmsg("sysrq-b");
+	if (write(sysrq, "b", 1) != 1)
+		die("sysrq-b: %s", strerror(errno));
+	sleep(10);
+	die("still running 10 s after sysrq-b");
+}
+
+static int do_h1(const char *file, uint64_t init, uint64_t size,
+		 const char *slowcmd, const char *precmd, const char *inflight,
+		 long a_ms, long b_ms)
+{
+	pthread_t a, s;
+	double t_c, t_b, t_ret;
+	unsigned char *map;
+	long pg = sysconf(_SC_PAGESIZE);
+	uint64_t boff;
+	int sysrq;
+
+	if (size <= init || size - init < (uint64_t)pg)
+		die("h1: -n must be at least a page more than -i");
+	open_sysrq(&sysrq);
+	h1_fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (h1_fd < 0)
+		die("open %s: %s", file, strerror(errno));
+	write_range(h1_fd, 1, 0, init);
+	if (fsync(h1_fd))
+		die("fsync: %s", strerror(errno));
+	sync();
+	logmsg("F created with %llu bytes and durable", (unsigned long long)init);
+	record("durable_size %llu", (unsigned long long)init);
+
+	run_cmd("slow fs", slowcmd);
+
+	/* The pre-sync data: it is in the page cache before sync starts. */
+	write_range(h1_fd, 1, init, size);
+	logmsg("F appended to %llu bytes (write(2) returned)", (unsigned long long)size);
+	record("size %llu", (unsigned long long)size);
+	record("gen 1");
+
+	run_cmd("read delay on", precmd);
+
+	if (pthread_create(&a, NULL, task_a, NULL))
+		die("pthread_create A");
+	if (inflight) {
+		double t0 = now();
+
+		/*
+		 * A writes F's data and FAT sectors first: the sync must start
+		 * only once I_DIRTY is cleared, i.e. once the read is issued.
+		 */
+		while (system(inflight) != 0) {
+			if (a_done)
+				die("h1: A's fsync returned without a read held");
+			if (now() - t0 > 25)
+				die("h1: no read held after 25 s (%s)", inflight);
+			sleep_ms(20);
+		}
+		logmsg("A: a read is held (%s), %.3f s after A started",
+		       inflight, now() - t0);
+	}
+	sleep_ms(a_ms);
+	if (a_done)
+		die("h1: A's fsync returned within %ld ms: no read delay?", a_ms);
+
+	t_c = now();
+	record("sync_start %.6f", t_c);
+	logmsg("S: sync(2) starts (C)");
+	if (pthread_create(&s, NULL, task_s, NULL))
+		die("pthread_create S");
+
+	sleep_ms(b_ms);
+	/*
+	 * B: dirty F again while A holds I_SYNC, on a page that is in the
+	 * cache (appended, written by A's fsync, not dropped), writing back
+	 * the byte that is there: the content stays the pre-sync content.
+	 */
+	boff = (size - 1) / pg * pg;
+	if (boff < init)
+		boff = init;
+	boff = boff / pg * pg;
+	map = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED, h1_fd, boff);
+	if (map == MAP_FAILED)
+		die("mmap: %s", strerror(errno));
+	madvise(map, pg, MADV_RANDOM);
+	t_b = now();
+	((volatile unsigned char *)map)[0] = ((volatile unsigned char *)map)[0];
+	logmsg("B: F dirtied through its mapping at offset %llu, %.3f s after C; A %s, S %s",
+	       (unsigned long long)boff, t_b - t_c, a_done ? "done" : "in fsync",
+	       s_done ? "done" : "in sync");
+	record("b_after_c %.6f", t_b - t_c);
+	record("a_done_at_b %d", a_done);
+	munmap(map, pg);
+
+	pthread_join(s, NULL);
+	t_ret = now();
+	logmsg("S: sync(2) returned after %.3f s; A %s", t_ret - t_c,
+	       a_done ? "done" : "still in fsync");
+	record("sync_ns %.0f", (t_ret - t_c) * 1e9);
+	record("a_done_at_sync_return %d", a_done);
+	if (a_done)
+		record("a_end_after_c %.6f", a_end - t_c);
+	record("sync_done");
+	run_cmd("dump", dumpcmd);
+	crash(sysrq);
+	return 1;
+}
+
+static int do_sync(void)
+{
+	double t_c, t_ret;
+	int sysrq;
+
+	open_sysrq(&sysrq);
+	t_c = now();
+	record("sync_start %.6f", t_c);
+	logmsg("sync(2) starts (C)");
+	sync();
+	t_ret = now();
+	logmsg("sync(2) returned after %.3f s", t_ret - t_c);
+	record("sync_ns %.0f", (t_ret - t_c) * 1e9);
+	record("sync_done");
+	run_cmd("dump", dumpcmd);
+	crash(sysrq);
+	return 1;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: wbsync_holes fill|check -f FILE -n SIZE [-g GEN]\n"
+		"       wbsync_holes h1 -f FILE -o RECORD [-i INIT] [-n SIZE] [-l CMD] [-p CMD] [-w CMD] [-A MS] [-B MS]\n"
+		"       wbsync_holes sync -o RECORD [-t CMD]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *file = NULL, *rec = NULL, *slowcmd = NULL, *precmd = NULL;
+	const char *inflight = NULL;
+	uint64_t size = 65536, init = 4096;
+	unsigned int gen = 1;
+	long a_ms = 1500, b_ms = 500;
+	const char *cmd;
+	int opt;
+
+	if (argc < 2)
+		usage();
+	cmd = argv[1];
+	optind = 2;
+	while ((opt = getopt(argc, argv, "f:n:g:o:i:l:p:w:t:A:B:")) != -1) {
+		switch (opt) {
+		case 'f': file = optarg; break;
+		case 'n': size = strtoull(optarg, NULL, 0); break;
+		case 'g': gen = strtoul(optarg, NULL, 0); break;
+		case 'o': rec = optarg; break;
+		case 'i': init = strtoull(optarg, NULL, 0); break;
+		case 'l': slowcmd = optarg; break;
+		case 'p': precmd = optarg; break;
+		case 'w': inflight = optarg; break;
+		case 't': dumpcmd = optarg; break;
+		case 'A': a_ms = strtol(optarg, NULL, 0); break;
+		case 'B': b_ms = strtol(optarg, NULL, 0); break;
+		default: usage();
+		}
+	}
+	kmsg = open("/dev/kmsg", O_WRONLY);
+	if (!strcmp(cmd, "fill") || !strcmp(cmd, "check")) {
+		if (!file || !gen)
+			usage();
+		return !strcmp(cmd, "fill") ? do_fill(file, size, gen) :
+					      do_check(file, size, gen);
+	}
+	if (!rec)
+		usage();
+	rfd = open(rec, O_WRONLY | O_CREAT | O_APPEND, 0644);
+	if (rfd < 0)
+		die("open %s: %s", rec, strerror(errno));
+	if (!strcmp(cmd, "h1")) {
+		if (!file)
+			usage();
+		return do_h1(file, init, size, slowcmd, precmd, inflight, a_ms,
+			     b_ms);
+	}
+	if (!strcmp(cmd, "sync"))
+		return do_sync();
+	usage();
+	return 2;
+}
