@@ -48,7 +48,6 @@ table=(
 	"exfatprogs: mkfs.exfat fsck.exfat"
 	"udftools: mkudffs"
 	"dmsetup: dmsetup"
-	"udev: udevadm"
 	# fstests (make fstests): its build, and what its tests run
 	"autoconf: autoconf" "automake:" "libtool: libtoolize" "libtool-bin:"
 	"libacl1-dev:" "libattr1-dev:" "libaio-dev:" "libcap-dev:" "libgdbm-dev:"
