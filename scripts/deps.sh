@@ -37,8 +37,8 @@ table=(
 	"busybox: busybox"
 	"libc-bin: ldd"
 	"procps: pgrep sysctl"
-	"util-linux: blockdev dmesg flock mountpoint mkfs.minix fsck.minix"
-	"mount: mount umount"
+	"util-linux: blockdev dmesg flock mountpoint mkfs.minix fsck.minix lsblk"
+	"mount: mount umount losetup"
 	"fdisk: sfdisk"
 	"hostname: hostname"
 	# filesystems and devices in the guests
