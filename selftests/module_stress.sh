@@ -28,7 +28,7 @@ loads=${WBSYNC_STRESS_LOADS:-100}
 bin=${WBSYNC_BIN:-$(cd "$(dirname "$0")" && pwd)}
 dbg=/sys/kernel/debug/wbsync
 leaks=/sys/kernel/debug/kmemleak
-mnt= img=
+mnt= img= lodev=
 stop=$(mktemp -u)
 stop_loops()
 {
@@ -39,7 +39,9 @@ stop_loops()
 cleanup()
 {
 	stop_loops
-	[ -z "$mnt" ] || { umount "$mnt/img" 2>/dev/null; umount "$mnt"; }
+	[ -z "$mnt" ] || umount "$mnt/img" 2>/dev/null
+	[ -z "$lodev" ] || losetup -d "$lodev"
+	[ -z "$mnt" ] || umount "$mnt"
 	grep -q '^wbsync ' /proc/modules && rmmod wbsync
 }
 trap cleanup EXIT
@@ -57,6 +59,10 @@ mkfs.ext4 -q -F "$disk" && mnt=$(mktemp -d) && mount "$disk" "$mnt" ||
 img=$mnt/fs.img
 truncate -s 64M "$img" && mkfs.ext4 -q -F "$img" && mkdir "$mnt/img" ||
 	ktap_exit_fail_msg "cannot make the filesystem image"
+# One loop device for all cycles: "mount -o loop" fails with EBUSY in the
+# lab's guests (util-linux's own loop setup), and the loop would never mount.
+modprobe -q loop 2>/dev/null # a module on distribution kernels
+lodev=$(losetup -f --show "$img") || ktap_exit_fail_msg "cannot attach $img to a loop device"
 # Anything found so far belongs to the boot, not to this test.
 [ -w $leaks ] && echo clear >$leaks
 
@@ -79,7 +85,7 @@ for name in $names; do
 	: >"$mnt/.count-$name"
 done
 loop writer dd if=/dev/zero of="$mnt/data" bs=64k count=64 conv=notrunc &
-loop remount eval "mount -o loop '$img' '$mnt/img' && dd if=/dev/zero of='$mnt/img/f' bs=64k count=4 && umount '$mnt/img'" &
+loop remount eval "mount '$lodev' '$mnt/img' && dd if=/dev/zero of='$mnt/img/f' bs=64k count=4 && umount '$mnt/img'" &
 for name in sync syncfs fsync sfr sfr2; do
 	"$bin/sync_loop" "${name%2}" "$mnt/$name" "$stop" "$mnt/.count-$name" &
 done
@@ -237,6 +243,8 @@ progress()
 ktap_test_result "every sync loop still makes progress" progress
 
 stop_loops
+umount "$mnt/img" 2>/dev/null
+losetup -d "$lodev" && lodev=
 ktap_test_result "the filesystem unmounts" umount "$mnt"
 mnt=
 
