@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# build-kernel.sh [--config-only|--modules-prepare] vanilla|patched
+# build-kernel.sh [--config-only|--modules-prepare] vanilla|patched|for_sync|cutoff
 #
 # Configure and build a guest kernel (vmlinux, plus what out-of-tree
 # "make M=" module builds need) and print its build directory.  Builds are
@@ -11,7 +11,8 @@
 # --config-only stops after checking the configuration; --modules-prepare
 # stops after "make modules_prepare", which is all that out-of-tree
 # modules need to build (not to load: there is no vmlinux), in a minute
-# instead of a kernel build.
+# instead of a kernel build.  for_sync and cutoff are the ablation's
+# partial series (kernel_patches in lib.sh).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -30,10 +31,17 @@ case "${1:-}" in
 --config-only) config_only=1; shift ;;
 --modules-prepare) target=modules_prepare; shift ;;
 esac
-case "${1:-}" in
+usage="usage: build-kernel.sh [--config-only|--modules-prepare] ${KERNEL_NAMES// /|}"
+[ $# = 1 ] && WBSYNC_PATCHES=$(kernel_patches "$1") || die "$usage"
+if [ -n "$WBSYNC_PATCHES" ]; then
+	# A renumbered series must not silently build another selection.
+	n=$(series_files | wc -l)
+	[ "$n" = "$(wc -w <<<"$WBSYNC_PATCHES")" ] ||
+		die "$1 is patches $WBSYNC_PATCHES, but $(series_dir) has $n of them"
+fi
+case $1 in
 vanilla) tree=$("$WBSYNC_TOP/scripts/prepare-tree.sh" --vanilla) ;;
-patched) tree=$("$WBSYNC_TOP/scripts/prepare-tree.sh") ;;
-*) die "usage: build-kernel.sh [--config-only|--modules-prepare] vanilla|patched" ;;
+*) tree=$(WBSYNC_PATCHES=$WBSYNC_PATCHES "$WBSYNC_TOP/scripts/prepare-tree.sh") ;;
 esac
 
 applied=()

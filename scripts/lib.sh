@@ -81,11 +81,38 @@ stock_kdirs()
 
 # The patch series, in the order git am applies it (the cover letter of
 # git format-patch carries no diff).
+# The patches of the series, in order; with $WBSYNC_PATCHES ("0001 0005"),
+# only those whose number is listed (a partial series, e.g. the ablation's
+# kernels below).
 series_files()
 {
+	local f n
+
 	find "$(series_dir)" -maxdepth 1 -name '[0-9]*.patch' \
-		! -name '0000-cover-letter.patch' | LC_ALL=C sort
+		! -name '0000-cover-letter.patch' | LC_ALL=C sort |
+		while read -r f; do
+			n=${f##*/} n=${n%%-*}
+			[ -z "${WBSYNC_PATCHES:-}" ] || [[ " $WBSYNC_PATCHES " = *" $n "* ]] ||
+				continue
+			echo "$f"
+		done
 }
+
+# The kernels the lab builds and compares: vanilla (the base), patched
+# (the whole series) and, for the ablation, each half of the series alone:
+# for_sync (the per-filesystem ->write_inode() patches) and cutoff (the
+# sync-start cutoff with its ext4 and xfs opt-ins).  Prints the patch
+# numbers for $WBSYNC_PATCHES ("" for the whole series), or fails.
+kernel_patches()
+{
+	case $1 in
+	vanilla|patched) echo "" ;;
+	for_sync) echo "0001 0002 0003 0004 0005" ;;
+	cutoff) echo "0006 0007 0008 0009" ;;
+	*) return 1 ;;
+	esac
+}
+KERNEL_NAMES="vanilla for_sync cutoff patched"
 
 # Content hash of a list of files given on stdin (names do not matter,
 # order and content do).

@@ -21,7 +21,10 @@
 # the patched kernel's runs once per configuration of sync_busy.sh -c
 # (e.g. "kernel wbsync wbsync:sync_cutoff=vanilla": the module's overhead
 # and its one-boot A/B), reported as patched/CONFIG.  -k patched leaves
-# out the vanilla kernel (with -c: the module's overhead alone).  -R renders the
+# out the vanilla kernel (with -c: the module's overhead alone).  -k with
+# for_sync and cutoff ("vanilla for_sync cutoff patched") adds the
+# ablation: each half of the series alone (kernel_patches in lib.sh), in
+# a table of its own; -c applies to the patched kernel only.  -R renders the
 # report again from OUTDIR/results.tsv and OUTDIR/params, without running
 # anything (after editing or merging results).
 set -euo pipefail
@@ -62,7 +65,12 @@ for n in $nrs; do
 	[[ "$n" =~ ^[1-5]$ ]] || die "a number of filesystems must be 1 to 5, not '$n'"
 done
 [ -n "$fstypes" ] && [ -n "$nrs" ] || die "-f and -n need at least one value"
-case $kernels in "vanilla patched"|patched) ;; *) die "-k must be \"vanilla patched\" or patched" ;; esac
+for k in $kernels; do
+	kernel_patches "$k" >/dev/null || die "unknown kernel '$k' (-k takes some of: $KERNEL_NAMES)"
+done
+[[ " $kernels " = *" patched "* ]] || die "-k must include patched"
+[ "$(wc -w <<<"$kernels")" = "$(tr ' ' '\n' <<<"$kernels" | sort -u | wc -l)" ] ||
+	die "-k lists a kernel twice: '$kernels'"
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || die "-r must be a positive number, not '$runs'"
 [[ "$secs" =~ ^[1-9][0-9]*$ ]] || die "-t must be a positive number, not '$secs'"
 case $writer in dd|c) ;; *) die "-w must be dd or c, not '$writer'" ;; esac
@@ -79,7 +87,12 @@ else
 	declare -A boot
 	boot[patched]="--kernel $("$WBSYNC_TOP/scripts/build-kernel.sh" patched)" ||
 		die "building the patched kernel failed"
-	if [ "$kernels" = patched ]; then
+	for k in for_sync cutoff; do
+		[[ " $kernels " = *" $k "* ]] || continue
+		boot[$k]="--kernel $("$WBSYNC_TOP/scripts/build-kernel.sh" "$k")" ||
+			die "building the $k kernel failed"
+	done
+	if [[ " $kernels " != *" vanilla "* ]]; then
 		vanilla_name="not run"
 	elif [ "$stock" = 1 ]; then
 		mapfile -t ki < <("$WBSYNC_TOP/scripts/stock-initrd.sh")
@@ -102,7 +115,7 @@ else
 	rm -rf "$out"
 	mkdir -p "$out"
 	# What the header of the report says, for -R.
-	declare -p vanilla_name profile runs secs writer >"$out/params"
+	declare -p vanilla_name profile runs secs writer kernels >"$out/params"
 	tsv=$out/results.tsv
 	printf 'kernel\tfstype\tnr_fs\trun\tsync_seconds\tdirty_bytes\twritten_bytes\tbound_seconds\tcpu_idle_pct\tdisk_busy_pct\n' >"$tsv"
 
@@ -115,7 +128,7 @@ else
 				cell=$((cell + 1))
 				dir=$out/$f-$n-$k
 				c=kernel
-				[ "$k" = vanilla ] || c=$configs
+				[ "$k" != patched ] || c=$configs
 				log "[$cell/$cells] $k: $n busy $f on $profile disks, $runs runs of ${secs} s${module:+ ($c)}"
 				if ! "$WBSYNC_TOP/scripts/vm-run" --quiet ${boot[$k]} --out "$dir" \
 					--disks "$n" --disk-size 2G --profile "$profile" \
@@ -226,18 +239,68 @@ END { flush() }' >"$summary"
 			}
 		}' "$summary"
 	fi
+	if awk -F'\t' '$3 == "for_sync" || $3 == "cutoff" { found = 1 } END { exit !found }' "$summary"; then
+		echo
+		echo "Ablation, in the same run: for_sync is the per-filesystem ->write_inode()" \
+			"patches alone ($(kernel_patches for_sync)), cutoff the sync-start cutoff with" \
+			"its ext4 and xfs opt-ins alone ($(kernel_patches cutoff)), patched the whole" \
+			"series.  Sync seconds min / median / max; the ratios are vanilla's median" \
+			"over each kernel's; the regime is each kernel's median CPU idle and disk busy."
+		echo
+		printf '| fs | busy fs |'
+		for k in $kernels; do printf ' %s |' "$k"; done
+		for k in $kernels; do [ "$k" = vanilla ] || printf ' vanilla/%s |' "$k"; done
+		echo ' CPU idle, disk busy |'
+		printf '|---|---|'
+		for k in $kernels; do printf -- '---|'; done
+		for k in $kernels; do [ "$k" = vanilla ] || printf -- '---|'; done
+		echo '---|'
+		awk -F'\t' -v kernels="$kernels" '
+		{ key = $1 "\t" $2; cell[key, $3] = sprintf("%.2f / %.2f / %.2f", $5, $6, $7)
+		  med[key, $3] = $6; reg[key, $3] = $9 == "-" ? "-" : $9 "/" $10
+		  if (!(key in seen)) { seen[key] = 1; order[++o] = key } }
+		END {
+			nk = split(kernels, ks, " ")
+			for (i = 1; i <= o; i++) {
+				key = order[i]; split(key, fk, "\t")
+				line = "| " fk[1] " | " fk[2] " |"; regs = ""
+				for (j = 1; j <= nk; j++) {
+					line = line " " ((key, ks[j]) in cell ? cell[key, ks[j]] : "-") " |"
+					regs = regs (j > 1 ? "; " : "") ((key, ks[j]) in reg ? reg[key, ks[j]] : "-")
+				}
+				v = med[key, "vanilla"]
+				for (j = 1; j <= nk; j++) {
+					if (ks[j] == "vanilla")
+						continue
+					m = med[key, ks[j]]
+					line = line " " ((v != "" && m > 0) ? sprintf("%.2fx", v / m) : "-") " |"
+				}
+				print line " " regs " % |"
+			}
+		}' "$summary"
+	fi
 } >"$out/report.md"
 
-# One cluster per (fs, busy fs): median bars, min-max error bars.
-awk -F'\t' '{ key = $1 " x" $2; if (!(key in row)) { row[key] = ++r; name[r] = key }
+# One cluster per (fs, busy fs), one bar per kernel: medians, min-max
+# error bars.
+awk -F'\t' -v kernels="$kernels" '{ key = $1 " x" $2; if (!(key in row)) { row[key] = ++r; name[r] = key }
 	     v[key, $3] = $5 " " $6 " " $7 }
-	END { for (i = 1; i <= r; i++) {
-		key = name[i]
-		print "\"" key "\"", (v[key, "vanilla"] == "" ? "0 0 0" : v[key, "vanilla"]),
-			(v[key, "patched"] == "" ? "0 0 0" : v[key, "patched"]) } }' \
+	END { nk = split(kernels, ks, " ")
+	      for (i = 1; i <= r; i++) {
+		key = name[i]; line = "\"" key "\""
+		for (j = 1; j <= nk; j++)
+			line = line " " ((key, ks[j]) in v ? v[key, ks[j]] : "0 0 0")
+		print line } }' \
 	"$summary" >"$out/plot.dat"
+plot= col=2
+for k in $kernels; do
+	plot+="${plot:+, }'$out/plot.dat' using $((col + 1)):$col:$((col + 2))"
+	if [ $col = 2 ]; then plot+=":xtic(1)"; fi
+	plot+=" title '$k'"
+	col=$((col + 3))
+done
 gnuplot <<EOF || log "gnuplot failed; the PNG is missing"
-set terminal pngcairo size 900,500
+set terminal pngcairo size 900,500 noenhanced
 set output '$out/report.png'
 set title 'sync(2) with busy filesystems ($profile disks, median and min-max of $runs runs)'
 set ylabel 'sync seconds'
@@ -246,7 +309,7 @@ set style histogram errorbars gap 1 lw 1
 set style fill solid 0.6 border -1
 set yrange [0:*]
 set key top left
-plot '$out/plot.dat' using 3:2:4:xtic(1) title 'vanilla', '' using 6:5:7 title 'patched'
+plot $plot
 EOF
 
 echo

@@ -56,7 +56,7 @@ expect_status()
 vm=("$top/scripts/vm-run" --kernel "$KERNEL" --quiet)
 
 ktap_print_header
-ktap_set_plan 25
+ktap_set_plan 30
 
 # Console scanner.
 ktap_test_result "scan-console passes a clean log" \
@@ -138,6 +138,27 @@ expect_error "build-kernel.sh refuses an unknown variant" "unknown WBSYNC_VARIAN
 
 expect_error "prepare-tree.sh refuses a missing patch directory" "does not exist" \
 	env WBSYNC_SERIES="$tmp/no-such-dir" "$top/scripts/prepare-tree.sh"
+
+# The ablation's partial series: $WBSYNC_PATCHES picks patches by number;
+# a series that lacks some of a kernel's patches is refused, not built.
+mkdir -p "$tmp/three"
+for n in 0001 0002 0003; do touch "$tmp/three/$n-p.patch"; done
+picked=$(WBSYNC_SERIES=$tmp/three WBSYNC_PATCHES="0001 0003" bash -c \
+	'. "$1/scripts/lib.sh"; series_files' _ "$top" | sed 's|.*/||' | tr '\n' ' ')
+if [ "$picked" = "0001-p.patch 0003-p.patch " ]; then
+	ktap_test_pass "WBSYNC_PATCHES picks patches by number"
+else
+	ktap_test_fail "WBSYNC_PATCHES picks patches by number (got '$picked')"
+fi
+expect_error "build-kernel.sh refuses a series without the ablation kernel's patches" \
+	"cutoff is patches .* has 0 of them" \
+	env WBSYNC_SERIES="$tmp/empty" "$top/scripts/build-kernel.sh" cutoff
+expect_error "build-kernel.sh refuses an unknown kernel" "usage: build-kernel.sh" \
+	"$top/scripts/build-kernel.sh" nightly
+expect_error "sync-report.sh refuses an unknown kernel" "unknown kernel 'nightly'" \
+	"$top/scripts/sync-report.sh" -k "vanilla nightly patched"
+expect_error "sync-report.sh refuses kernels without patched" "must include patched" \
+	"$top/scripts/sync-report.sh" -k "vanilla cutoff"
 
 # vm-run: bad input is refused before QEMU starts.
 expect_error "vm-run refuses an unknown disk profile" "unknown disk profile" \
