@@ -41,7 +41,6 @@ enum wbsync_phase {
 	WBSYNC_PH_BDEV_WAIT,		/* block device write and wait */
 	WBSYNC_PH_SYNC_FILESYSTEM,	/* sync_filesystem(), all of it */
 	WBSYNC_PH_SYNC_FILE_RANGE,	/* one sync_file_range() */
-	WBSYNC_PH_KEEP_DIRTIED,		/* an age kept for a sync (the series) */
 	WBSYNC_NR_PHASES
 };
 
@@ -85,11 +84,6 @@ const char *wbsync_knob_name(const struct wbsync_knob *knob);
 int wbsync_knob_read(const struct wbsync_knob *knob, char *buf, size_t size);
 int wbsync_knob_write(struct wbsync_knob *knob, const char *val);
 int wbsync_sfr_sync_mode(unsigned int flags);
-
-/* wbsync_series.c: the series' tracepoints */
-void wbsync_series_init(void);
-void wbsync_series_exit(void);
-void wbsync_series_show(struct seq_file *m);
 
 /* wbsync_debugfs.c */
 void wbsync_debugfs_init(void);

@@ -30,7 +30,6 @@ static int __init wbsync_init(void)
 	}
 	/* after the probes: sfr_sync_mode needs the sync_file_range() one */
 	wbsync_knobs_init();
-	wbsync_series_init();
 	wbsync_debugfs_init();
 	return 0;
 }
@@ -48,8 +47,7 @@ static void __exit wbsync_exit(void)
 	wbsync_knobs_exit();
 	/* synchronizes RCU: no handler runs when it returns */
 	wbsync_probes_exit();
-	wbsync_series_exit();
-	/* no tracer callback runs on our events, nor ours on the series' */
+	/* no tracer callback runs on our events */
 	tracepoint_synchronize_unregister();
 	wbsync_stats_exit();
 }

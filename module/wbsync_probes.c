@@ -939,6 +939,5 @@ int wbsync_probes_show(struct seq_file *m)
 			   p->sym ?: "-", state,
 			   atomic_long_read(&wbsync_hits[i]), missed);
 	}
-	wbsync_series_show(m);
 	return 0;
 }

@@ -82,7 +82,6 @@ static const char *const wbsync_phase_names[WBSYNC_NR_PHASES] = {
 	[WBSYNC_PH_BDEV_WAIT]		= "bdev_wait",
 	[WBSYNC_PH_SYNC_FILESYSTEM]	= "sync_filesystem",
 	[WBSYNC_PH_SYNC_FILE_RANGE]	= "sync_file_range",
-	[WBSYNC_PH_KEEP_DIRTIED]	= "keep_dirtied",
 };
 
 const char *wbsync_phase_name(enum wbsync_phase phase)

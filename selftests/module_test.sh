@@ -25,7 +25,7 @@ ktap_print_header
 read -r disk _ <<<"${WBSYNC_DISKS:-}"
 [ -n "$disk" ] || skip_all "no disk in WBSYNC_DISKS"
 [ -f "${WBSYNC_MODULE:-}" ] || skip_all "no wbsync.ko in WBSYNC_MODULE"
-ktap_set_plan 14
+ktap_set_plan 13
 
 ktap_test_result "insmod wbsync.ko" insmod "$WBSYNC_MODULE"
 
@@ -84,18 +84,6 @@ traced_sfr_modes()
 		grep -q 'flags=WAIT_AFTER sync_mode=none ret=0' $t
 }
 ktap_test_result "sync_file_range events carry the writeback mode" traced_sfr_modes
-
-# The series' own tracepoint: attached where the kernel has it, reported
-# unsupported elsewhere.
-series_tp()
-{
-	local want=unsupported
-
-	[ -d /sys/kernel/tracing/events/writeback/writeback_sync_keep_dirtied ] && want=attached
-	ktap_print_msg "writeback_sync_keep_dirtied: $want"
-	awk -v w="$want" '$1 == "keep_dirtied" && $3 == w { found = 1 } END { exit !found }' $dbg/probes
-}
-ktap_test_result "the series' tracepoint is attached if the kernel has it" series_tp
 
 before=$(cat $dbg/enable)
 bad=0
