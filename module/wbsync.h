@@ -8,6 +8,7 @@
  *   wbsync_stats.c   per (superblock, phase) latency histograms
  *   wbsync_knobs.c   A/B knobs: kprobes that change one argument
  *   wbsync_debugfs.c /sys/kernel/debug/wbsync/
+ *   tests/           KUnit tests (wbsync_kunit.ko, kernels with KUnit)
  */
 #ifndef _WBSYNC_H
 #define _WBSYNC_H

@@ -7,13 +7,12 @@
  *   reset          write 1: clear stats
  *   enable         0 or 1: time and trace sync calls
  *   sync_cutoff,
- *   sfr_sync_mode,
- *   wait_inodes    A/B knobs, see wbsync_knobs.c
+ *   sfr_sync_mode  A/B knobs, see wbsync_knobs.c
  *
- * A write must hold one whole value, at offset 0, with at most one
- * trailing newline: anything else (empty, too long, not one of the
- * values, a NUL inside, a second write on the same open file) fails
- * with -EINVAL and changes nothing.
+ * reset and enable take a number (the debugfs attribute helpers, as
+ * kstrtoull() parses it); a knob's write must hold one of its values,
+ * whole, at offset 0, with at most one trailing newline.  Anything else
+ * fails with -EINVAL and changes nothing.
  */
 #include <linux/debugfs.h>
 #include <linux/errno.h>
@@ -56,25 +55,6 @@ static int wbsync_get_value(const char __user *ubuf, size_t count,
 	return 0;
 }
 
-/* "0" or "1" */
-static int wbsync_get_bool(const char __user *ubuf, size_t count,
-			   loff_t *ppos, bool *val)
-{
-	char buf[WBSYNC_VALUE_MAX];
-	int err;
-
-	err = wbsync_get_value(ubuf, count, ppos, buf, sizeof(buf));
-	if (err)
-		return err;
-	if (!strcmp(buf, "0"))
-		*val = false;
-	else if (!strcmp(buf, "1"))
-		*val = true;
-	else
-		return -EINVAL;
-	return 0;
-}
-
 static int wbsync_stats_file_show(struct seq_file *m, void *unused)
 {
 	return wbsync_stats_show(m);
@@ -87,60 +67,31 @@ static int wbsync_probes_file_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(wbsync_probes_file);
 
-static ssize_t wbsync_reset_write(struct file *file, const char __user *ubuf,
-				  size_t count, loff_t *ppos)
+/* Write 1 to clear the statistics; anything else is refused */
+static int wbsync_reset_set(void *data, u64 val)
 {
-	bool val;
-	int err;
-
-	err = wbsync_get_bool(ubuf, count, ppos, &val);
-	if (err)
-		return err;
-	if (!val)
+	if (val != 1)
 		return -EINVAL;
 	wbsync_stats_reset();
-	*ppos += count;
-	return count;
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(wbsync_reset_fops, NULL, wbsync_reset_set, "%llu\n");
+
+static int wbsync_enable_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(wbsync_enabled);
+	return 0;
 }
 
-static const struct file_operations wbsync_reset_fops = {
-	.owner	= THIS_MODULE,
-	.open	= simple_open,
-	.write	= wbsync_reset_write,
-	.llseek	= default_llseek,
-};
-
-static ssize_t wbsync_enable_read(struct file *file, char __user *ubuf,
-				  size_t count, loff_t *ppos)
+static int wbsync_enable_set(void *data, u64 val)
 {
-	char buf[4];
-	int len;
-
-	len = scnprintf(buf, sizeof(buf), "%d\n", READ_ONCE(wbsync_enabled));
-	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
-}
-
-static ssize_t wbsync_enable_write(struct file *file, const char __user *ubuf,
-				   size_t count, loff_t *ppos)
-{
-	bool val;
-	int err;
-
-	err = wbsync_get_bool(ubuf, count, ppos, &val);
-	if (err)
-		return err;
+	if (val > 1)
+		return -EINVAL;
 	WRITE_ONCE(wbsync_enabled, val);
-	*ppos += count;
-	return count;
+	return 0;
 }
-
-static const struct file_operations wbsync_enable_fops = {
-	.owner	= THIS_MODULE,
-	.open	= simple_open,
-	.read	= wbsync_enable_read,
-	.write	= wbsync_enable_write,
-	.llseek	= default_llseek,
-};
+DEFINE_DEBUGFS_ATTRIBUTE(wbsync_enable_fops, wbsync_enable_get,
+			 wbsync_enable_set, "%llu\n");
 
 static ssize_t wbsync_knob_file_read(struct file *file, char __user *ubuf,
 				     size_t count, loff_t *ppos)
@@ -190,10 +141,10 @@ void wbsync_debugfs_init(void)
 			    &wbsync_stats_file_fops);
 	debugfs_create_file("probes", 0444, wbsync_dir, NULL,
 			    &wbsync_probes_file_fops);
-	debugfs_create_file("reset", 0200, wbsync_dir, NULL,
-			    &wbsync_reset_fops);
-	debugfs_create_file("enable", 0644, wbsync_dir, NULL,
-			    &wbsync_enable_fops);
+	debugfs_create_file_unsafe("reset", 0200, wbsync_dir, NULL,
+				   &wbsync_reset_fops);
+	debugfs_create_file_unsafe("enable", 0644, wbsync_dir, NULL,
+				   &wbsync_enable_fops);
 	for (i = 0; (knob = wbsync_knob_at(i)); i++)
 		debugfs_create_file(wbsync_knob_name(knob), 0644, wbsync_dir,
 				    knob, &wbsync_knob_fops);

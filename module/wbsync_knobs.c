@@ -17,11 +17,10 @@
  *                  sync_file_range() kretprobe of wbsync_probes.c records
  *                  at the entry of each call the knob may force, so the
  *                  knob needs that probe.
- *   wait_inodes    the series' s_op->wait_inodes: "generic" would force
- *                  wait_sb_inodes().  The hook is an indirect call
- *                  through the filesystem's operations, which no probe
- *                  here can redirect, so the knob is always unsupported;
- *                  selftests/wait_inodes/wbsync_wait_user.ko has the A/B.
+ *
+ * The series' s_op->wait_inodes has no knob: it is an indirect call
+ * through the filesystem's operations, which no probe here can redirect;
+ * selftests/wait_inodes/wbsync_wait_user.ko is its A/B.
  *
  * Knobs are armed after the kretprobes and only ever read module state.
  * A knob whose function does not exist (the series is not applied) or
@@ -65,11 +64,6 @@ static const char *const wbsync_sfr_sync_mode_values[] = {
 	"all",		/* always WB_SYNC_ALL */
 };
 
-static const char *const wbsync_wait_inodes_values[] = {
-	"auto",		/* the filesystem's own wait, if it has one */
-	"generic",	/* always wait_sb_inodes() */
-};
-
 #ifdef CONFIG_X86_64
 static int wbsync_sync_cutoff_handler(struct kprobe *kp, struct pt_regs *regs);
 static int wbsync_sfr_sync_mode_handler(struct kprobe *kp, struct pt_regs *regs);
@@ -78,7 +72,7 @@ static int wbsync_sfr_sync_mode_handler(struct kprobe *kp, struct pt_regs *regs)
 #define wbsync_sfr_sync_mode_handler	NULL
 #endif
 
-enum { WBSYNC_KNOB_SYNC_CUTOFF, WBSYNC_KNOB_SFR_SYNC_MODE, WBSYNC_KNOB_WAIT_INODES };
+enum { WBSYNC_KNOB_SYNC_CUTOFF, WBSYNC_KNOB_SFR_SYNC_MODE };
 
 static struct wbsync_knob wbsync_knobs[] = {
 	[WBSYNC_KNOB_SYNC_CUTOFF] = {
@@ -95,11 +89,6 @@ static struct wbsync_knob wbsync_knobs[] = {
 		.nr_values	= ARRAY_SIZE(wbsync_sfr_sync_mode_values),
 		.handler	= wbsync_sfr_sync_mode_handler,
 		.prepare	= wbsync_sfr_probed,
-	},
-	[WBSYNC_KNOB_WAIT_INODES] = {
-		.name		= "wait_inodes",
-		.values		= wbsync_wait_inodes_values,
-		.nr_values	= ARRAY_SIZE(wbsync_wait_inodes_values),
 	},
 };
 
@@ -188,7 +177,7 @@ void wbsync_knobs_init(void)
 		knob = &wbsync_knobs[i];
 		knob->value = 0;
 		knob->supported = false;
-		if (!knob->symbol || !knob->handler) {
+		if (!knob->handler) {
 			err = -EOPNOTSUPP;
 		} else if (knob->prepare && !knob->prepare()) {
 			err = -ENOENT;
@@ -202,7 +191,7 @@ void wbsync_knobs_init(void)
 		knob->supported = !err;
 		if (err)
 			pr_info("wbsync: knob %s: unsupported (%s: %d)\n",
-				knob->name, knob->symbol ?: "no kernel hook", err);
+				knob->name, knob->symbol, err);
 		else
 			pr_info("wbsync: knob %s: on %s\n", knob->name, knob->symbol);
 	}

@@ -43,7 +43,7 @@
 #define WBSYNC_FIRST_LOG	4	/* ilog2(WBSYNC_LIN) */
 #define WBSYNC_SUB_BITS		3
 #define WBSYNC_SUBS		BIT(WBSYNC_SUB_BITS)
-#define WBSYNC_MAX_LOG		35	/* 2^36 us, 19 hours, and more: last */
+#define WBSYNC_MAX_LOG		35	/* from 15 * 2^32 us, 18 hours: last */
 #define WBSYNC_NR_BUCKETS	(WBSYNC_LIN + WBSYNC_SUBS * \
 				 (WBSYNC_MAX_LOG - WBSYNC_FIRST_LOG + 1))
 
@@ -104,13 +104,15 @@ static unsigned int wbsync_bucket(u64 us)
 	       ((us >> (e - WBSYNC_SUB_BITS)) & (WBSYNC_SUBS - 1));
 }
 
-/* The largest value that falls in bucket @b */
+/* The largest value that falls in bucket @b; the last one has no bound */
 static u64 wbsync_bucket_max(unsigned int b)
 {
 	unsigned int e, sub;
 
 	if (b < WBSYNC_LIN)
 		return b;
+	if (b >= WBSYNC_NR_BUCKETS - 1)
+		return U64_MAX;
 	e = (b - WBSYNC_LIN) / WBSYNC_SUBS + WBSYNC_FIRST_LOG;
 	sub = (b - WBSYNC_LIN) % WBSYNC_SUBS;
 	return (((u64)WBSYNC_SUBS + sub + 1) << (e - WBSYNC_SUB_BITS)) - 1;
@@ -181,11 +183,22 @@ static struct wbsync_cell *wbsync_cell_get_locked(struct wbsync_stats *st,
 	return &st->cells[row->cell[phase]];
 }
 
+/* @b: wbsync_bucket() of @ns in microseconds, computed outside the lock */
+static void wbsync_cell_add(struct wbsync_cell *c, u64 ns, unsigned int b)
+{
+	if (!c->count || ns < c->min_ns)
+		c->min_ns = ns;
+	if (ns > c->max_ns)
+		c->max_ns = ns;
+	c->count++;
+	c->sum_ns += ns;
+	c->hist[b]++;
+}
+
 void wbsync_stats_record(const struct wbsync_key *key,
 			 enum wbsync_phase phase, u64 ns)
 {
 	struct wbsync_stats *st = wbsync_st;
-	struct wbsync_cell *c;
 	unsigned long flags;
 	unsigned int b;
 
@@ -194,14 +207,7 @@ void wbsync_stats_record(const struct wbsync_key *key,
 	b = wbsync_bucket(div_u64(ns, NSEC_PER_USEC));
 
 	raw_spin_lock_irqsave(&wbsync_stats_lock, flags);
-	c = wbsync_cell_get_locked(st, key, phase);
-	if (!c->count || ns < c->min_ns)
-		c->min_ns = ns;
-	if (ns > c->max_ns)
-		c->max_ns = ns;
-	c->count++;
-	c->sum_ns += ns;
-	c->hist[b]++;
+	wbsync_cell_add(wbsync_cell_get_locked(st, key, phase), ns, b);
 	raw_spin_unlock_irqrestore(&wbsync_stats_lock, flags);
 }
 

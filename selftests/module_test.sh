@@ -18,6 +18,7 @@ cleanup()
 {
 	[ -z "$mnt" ] || umount "$mnt"
 	grep -q '^wbsync ' /proc/modules && rmmod wbsync
+	grep -q '^wbsync_kunit ' /proc/modules && rmmod wbsync_kunit
 }
 trap cleanup EXIT
 
@@ -87,18 +88,19 @@ ktap_test_result "sync_file_range events carry the writeback mode" traced_sfr_mo
 
 before=$(cat $dbg/enable)
 bad=0
-for v in abc 2 1x '' "$(printf '1\n1')" "$(head -c 200 /dev/zero | tr '\0' 1)"; do
+for v in abc 2 1x -1 ' 1' '' "$(printf '1\n1')" "$(head -c 200 /dev/zero | tr '\0' 1)"; do
 	printf '%s\n' "$v" >$dbg/enable 2>/dev/null && bad=1
 done
-printf '1\0' >$dbg/enable 2>/dev/null && bad=1
-ktap_test_result "malformed writes to enable are refused" [ $bad = 0 ]
+for v in 0 2 x; do
+	printf '%s\n' "$v" >$dbg/reset 2>/dev/null && bad=1
+done
+ktap_test_result "malformed writes to enable and reset are refused" [ $bad = 0 ]
 ktap_test_result "refused writes leave enable unchanged" [ "$(cat $dbg/enable)" = "$before" ]
 
 # The A/B knobs: a supported knob takes each of its values and refuses
 # anything else without a change; an unsupported one (its kernel function
 # is missing) refuses even valid values with EOPNOTSUPP.
-declare -A values=([sync_cutoff]="sync-start vanilla" [sfr_sync_mode]="auto all"
-		   [wait_inodes]="auto generic")
+declare -A values=([sync_cutoff]="sync-start vanilla" [sfr_sync_mode]="auto all")
 knob_ok()
 {
 	local k=$1 v bad=0
@@ -123,7 +125,7 @@ sfr_knob_supported()
 	[ "$(uname -m)" != x86_64 ] || [ "$(cat $dbg/sfr_sync_mode)" != unsupported ]
 }
 ktap_test_result "knob sfr_sync_mode is supported on x86-64" sfr_knob_supported
-for k in sync_cutoff sfr_sync_mode wait_inodes; do
+for k in sync_cutoff sfr_sync_mode; do
 	ktap_print_msg "$k: $(cat $dbg/$k)"
 	ktap_test_result "knob $k: values round-trip, bad ones refused; EOPNOTSUPP if unsupported" knob_ok $k
 done
@@ -131,4 +133,21 @@ done
 umount "$mnt"
 mnt=
 ktap_test_result "rmmod wbsync" rmmod wbsync
+
+# The KUnit tests of the statistics (module/tests/): built next to
+# wbsync.ko where the kernel has KUnit, run when wbsync_kunit.ko loads.
+kunit_ko=${WBSYNC_MODULE%/*}/wbsync_kunit.ko
+kunit_results=/sys/kernel/debug/kunit/wbsync_stats/results
+kunit_stats()
+{
+	insmod "$kunit_ko" || return 1
+	[ -r $kunit_results ] || { ktap_print_msg "no $kunit_results"; return 1; }
+	sed 's/^/# /' $kunit_results
+	grep -Eq '^ok [0-9]+ wbsync_stats$' $kunit_results && rmmod wbsync_kunit
+}
+if [ -f "$kunit_ko" ]; then
+	ktap_test_result "KUnit tests of the statistics pass" kunit_stats
+else
+	ktap_test_skip "KUnit tests of the statistics (kernel without KUnit)"
+fi
 ktap_finished
