@@ -12,6 +12,10 @@
 #                 small-file creates, generic walk against the test hook
 #                 (WAIT_INODES_ARGS: wait-inodes-report.sh options)
 #   make check    the tests (closing line: "N passed, N failed, N skipped")
+#   make debug-check  the guest selftests (with wbsync.ko's KUnit tests), the
+#                 integrity test (ext4, xfs, vfat; every mode and layout) and
+#                 fstests on ext4 (DEBUG_FSTESTS_ARGS: fstests.sh options)
+#                 on the debug variant (lockdep, KASAN, kmemleak): hours
 #   make soak     the integrity crash test, SOAK_CYCLES (67) cycles of each of
 #                 sync, syncfs and overwrite: 201 crash cycles; then the
 #                 holes tests of v2 (run_holes.sh, h1 and h4, 2 cycles each)
@@ -42,7 +46,7 @@ export WBSYNC_CACHE WBSYNC_VARIANT
 SOAK_CYCLES ?= 67
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
-.PHONY: all demo check soak naive-check module-stress module-overhead sfr-bench wait-inodes-bench \
+.PHONY: all demo check debug-check soak naive-check module-stress module-overhead sfr-bench wait-inodes-bench \
 	bisect-check fstests deps kernels module clean distclean
 
 all: module
@@ -52,6 +56,9 @@ demo:
 
 check:
 	scripts/check.sh
+
+debug-check:
+	DEBUG_FSTESTS_ARGS="$(DEBUG_FSTESTS_ARGS)" scripts/check.sh --debug
 
 soak: deps
 	scripts/integrity.sh patched --cycles $(SOAK_CYCLES) --modes sync,syncfs,overwrite $(INTEGRITY_ARGS)

@@ -1,15 +1,30 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# check.sh: the test command (make check).  Builds the patched kernel and
-# the module, tests the lab on the host, boots the patched kernel and
-# Debian's stock kernel of the same source with the selftests, runs the
-# integrity crash test and a short sync report, and sums every TAP result
-# into one closing line.  Exit 1 on any failure.
+# check.sh [--debug]: the test command (make check).  Builds the patched
+# kernel and the module, tests the lab on the host, boots the patched
+# kernel and Debian's stock kernel of the same source with the selftests,
+# runs the integrity crash test and a short sync report, and sums every
+# TAP result into one closing line.  Exit 1 on any failure.
+#
+# --debug (make debug-check): the same on the patched kernel of the debug
+# variant (lockdep, KASAN, DEBUG_LIST, kmemleak, KUnit), where any kernel
+# report fails the guest's run: the guest selftests with the module's
+# KUnit tests, the integrity test in every mode on ext4, xfs and vfat and
+# in every layout, and fstests on ext4 ($DEBUG_FSTESTS_ARGS, default the
+# whole selftests/fstests/sync.list: hours).  No stock kernel, lab tests
+# or report.  Results in output/debug-check.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
+debug=0
+case "${1:-}" in
+--debug) debug=1; export WBSYNC_VARIANT=debug ;;
+"") ;;
+*) die "usage: check.sh [--debug]" ;;
+esac
 out=$WBSYNC_TOP/output/check
+[ "$debug" = 0 ] || out=$WBSYNC_TOP/output/debug-check
 # Crash cycles per mode of the main integrity run (4 modes).
 CHECK_INTEGRITY_CYCLES=${CHECK_INTEGRITY_CYCLES:-1}
 CHECK_INTEGRITY_ARGS=${CHECK_INTEGRITY_ARGS:---files 400 --budget 32}
@@ -55,7 +70,9 @@ else
 fi
 stock=debian-$(stock_abi)-amd64
 kdir[vanilla]=/usr/src/linux-headers-$(stock_abi)-amd64
-if mapfile -t ki < <("$WBSYNC_TOP/scripts/stock-initrd.sh") && [ "${#ki[@]}" = 2 ]; then
+if [ "$debug" = 1 ]; then
+	:	# the debug variant is the patched kernel alone
+elif mapfile -t ki < <("$WBSYNC_TOP/scripts/stock-initrd.sh") && [ "${#ki[@]}" = 2 ]; then
 	result ok "initramfs for Debian's stock $stock kernel"
 	boot[vanilla]="--kernel ${ki[0]} --initrd ${ki[1]}"
 else
@@ -68,7 +85,11 @@ fi
 # and Debian's stock headers (6.12 generic and cloud, 6.1 cloud).
 module_matrix=("patched ${kdir[patched]:-}"
 	       "vanilla $("$WBSYNC_TOP/scripts/build-kernel.sh" --modules-prepare vanilla)")
-mapfile -t -O "${#module_matrix[@]}" module_matrix < <(stock_kdirs)
+if [ "$debug" = 1 ]; then
+	module_matrix=("patched ${kdir[patched]:-}")
+else
+	mapfile -t -O "${#module_matrix[@]}" module_matrix < <(stock_kdirs)
+fi
 for entry in "${module_matrix[@]}"; do
 	k=${entry%% *} kd=${entry#* }
 	if [ -n "$kd" ] && "$WBSYNC_TOP/scripts/build-module.sh" "$kd" "$k" >/dev/null; then
@@ -114,7 +135,7 @@ cat "$out/build.tap"
 
 log "checking that deps.sh installs every program the scripts run"
 KSRC=$ksrc "$WBSYNC_TOP/scripts/tests/deps_test.sh" | tee "$out/deps_test.tap"
-if [ -n "${kdir[patched]:-}" ]; then
+if [ -n "${kdir[patched]:-}" ] && [ "$debug" = 0 ]; then
 	log "testing the lab (scripts/tests/lab_test.sh)"
 	KSRC=$ksrc KERNEL=${kdir[patched]} "$WBSYNC_TOP/scripts/tests/lab_test.sh" | tee "$out/lab_test.tap"
 fi
@@ -181,7 +202,7 @@ kselftest()
 {
 	local try rc
 
-	[ -n "${kdir[patched]:-}" ] || return 0
+	[ -n "${kdir[patched]:-}" ] && [ "$debug" = 0 ] || return 0
 	for try in 1 2; do
 		kselftest_target
 		rc=$?
@@ -227,22 +248,53 @@ integrity()
 		"$@" --out "$out/integrity-$name" >"$out/integrity-$name.tap" 2>&1
 	log "integrity $name: $(tail -n 1 "$out/integrity-$name.tap")"
 }
-log "integrity crash test: 25 cycles in two guests at a time"
-{
-	integrity patched-ext4 patched --cycles "$CHECK_INTEGRITY_CYCLES" --modes all
-	integrity patched-vfat patched --fs vfat --modes all
-	integrity patched-exfat patched --fs exfat --modes sync,syncfs
-} &
-{
-	integrity patched-xfs patched --fs xfs --modes all
-	integrity patched-flakey patched --layout flakey --modes all
-	integrity patched-wait-user patched --wait-user --modes sync,syncfs
-	integrity patched-ext2 patched --fs ext2 --modes sync
-	integrity patched-udf patched --fs udf --modes syncfs
-	integrity patched-minix patched --fs minix --modes sync
-	integrity vanilla-ext4 vanilla --modes sync,nosync
-} &
-wait
+if [ "$debug" = 1 ]; then
+	log "integrity crash test on the debug kernel: 18 cycles in two guests at a time"
+	{
+		integrity patched-ext4 patched --modes all
+		integrity patched-vfat patched --fs vfat --modes all
+		integrity patched-wait-user patched --wait-user --modes sync,syncfs
+	} &
+	{
+		integrity patched-xfs patched --fs xfs --modes all
+		integrity patched-flakey patched --layout flakey --modes all
+	} &
+	wait
+	# fstests: one result per test, and one for the guest (its exit
+	# status is not 0 when the console has a kernel report).
+	log "fstests on ext4 on the debug kernel"
+	# shellcheck disable=SC2086
+	"$WBSYNC_TOP/scripts/fstests.sh" -k patched -f ext4 -o "$out/fstests" \
+		${DEBUG_FSTESTS_ARGS:-} >"$out/fstests.log" 2>&1
+	awk 'BEGIN { print "TAP version 13" }
+	FILENAME ~ /status$/ { rc = $1; next }
+	{ n++; r = ($3 == "pass") ? "ok" : ($3 == "notrun") ? "ok" : "not ok"
+	  line[n] = r " " n " fstests " $1 " on " $2 ($3 == "notrun" ? " # SKIP not run" : ($3 == "pass" ? "" : " (" $3 ")")) }
+	END { print "1.." n + 1
+	      for (i = 1; i <= n; i++) print line[i]
+	      print (rc == "0" ? "ok " : "not ok ") n + 1 " fstests guest: no kernel report (vm-run exit status " rc ")" }' \
+		"$out/fstests/patched-ext4.status" "$out/fstests/results.txt" >"$out/fstests.tap" 2>/dev/null ||
+		printf 'TAP version 13\n1..1\nnot ok 1 fstests on the debug kernel ran (see %s)\n' \
+			"$out/fstests.log" >"$out/fstests.tap"
+	log "fstests: $(grep -c '^ok' "$out/fstests.tap") ok, $(grep -c '^not ok' "$out/fstests.tap") not ok"
+else
+	log "integrity crash test: 25 cycles in two guests at a time"
+	{
+		integrity patched-ext4 patched --cycles "$CHECK_INTEGRITY_CYCLES" --modes all
+		integrity patched-vfat patched --fs vfat --modes all
+		integrity patched-exfat patched --fs exfat --modes sync,syncfs
+	} &
+	{
+		integrity patched-xfs patched --fs xfs --modes all
+		integrity patched-flakey patched --layout flakey --modes all
+		integrity patched-wait-user patched --wait-user --modes sync,syncfs
+		integrity patched-ext2 patched --fs ext2 --modes sync
+		integrity patched-udf patched --fs udf --modes syncfs
+		integrity patched-minix patched --fs minix --modes sync
+		integrity vanilla-ext4 vanilla --modes sync,nosync
+	} &
+	wait
+fi
 
 if [ -n "${boot[vanilla]:-}" ] && [ -n "${boot[patched]:-}" ]; then
 	log "sync report, short mode (a benchmark: its timings do not fail the check)"

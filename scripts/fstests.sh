@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # fstests.sh [-f FS[,FS]] [-k KERNEL[,KERNEL]] [-l LIST | -t TEST[,TEST]]
-#            [-j GUESTS] [-r] [-h]
+#            [-j GUESTS] [-o OUTDIR] [-r] [-h]
 #
 # fstests (xfstests) on the vanilla and the patched kernel, the same tests
 # on both: one guest per kernel and filesystem runs selftests/fstests/run.sh
@@ -15,6 +15,7 @@
 #       filesystem only
 #   -t  these tests instead of a list, e.g. generic/048,xfs/104
 #   -j  guests at a time (default 1)
+#   -o  results directory (default output/fstests)
 #   -r  no runs: the report of the results in output/fstests (of a run
 #       that was stopped, say)
 # The source is XFSTESTS_DIR (a work tree, whose HEAD commit is built, or
@@ -23,12 +24,13 @@
 # $WBSYNC_CACHE/xfstests/build-COMMIT, once per commit.
 # The report, test x (filesystem, kernel), is output/fstests/report.md;
 # the exit status is 1 if a test fails on patched and not on vanilla, or
-# if a run did not give every test a result.
+# if a run did not give every test a result.  The kernels are those of
+# $WBSYNC_VARIANT (WBSYNC_VARIANT=debug: lockdep, KASAN, kmemleak).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 UPSTREAM=git://git.kernel.org/pub/scm/fs/xfs/xfstests-dev.git
-USAGE="usage: fstests.sh [-f FS[,FS]] [-k KERNEL[,KERNEL]] [-l LIST | -t TEST[,TEST]] [-j GUESTS] [-r] [-h]"
+USAGE="usage: fstests.sh [-f FS[,FS]] [-k KERNEL[,KERNEL]] [-l LIST | -t TEST[,TEST]] [-j GUESTS] [-o OUTDIR] [-r] [-h]"
 
 bad()
 {
@@ -37,13 +39,15 @@ bad()
 }
 
 fss=ext4,xfs kernels=vanilla,patched list= tests= jobs=1 report_only=0
-while getopts f:k:l:t:j:rh opt; do
+top=$WBSYNC_TOP/output/fstests
+while getopts f:k:l:t:j:o:rh opt; do
 	case $opt in
 	f) fss=$OPTARG ;;
 	k) kernels=$OPTARG ;;
 	l) list=$OPTARG ;;
 	t) tests=$OPTARG ;;
 	j) jobs=$OPTARG ;;
+	o) top=$OPTARG ;;
 	r) report_only=1 ;;
 	h)
 		sed -n '4,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"
@@ -77,7 +81,6 @@ if [ -z "$tests" ]; then
 	[ -n "$tests" ] || bad "no tests in $list"
 fi
 IFS=, read -ra tests <<<"$tests"
-top=$WBSYNC_TOP/output/fstests
 if [ "$report_only" = 1 ]; then
 	commit=$(cat "$top/commit" 2>/dev/null) || die "no results in $top"
 else
