@@ -43,6 +43,10 @@ guest_status()
 			"$3" "$1" >"$2/guest.tap"
 }
 
+# The TAP files the closing line sums, each added where it is written (a
+# missing one counts as a failure); benchmarks write none.
+taps=()
+
 # Host-side results of the build steps, as TAP.
 build_results=()
 result()
@@ -132,13 +136,23 @@ fi
 	done
 } >"$out/build.tap"
 cat "$out/build.tap"
+taps+=("$out/build.tap")
 
 log "checking that deps.sh installs every program the scripts run"
 KSRC=$ksrc "$WBSYNC_TOP/scripts/tests/deps_test.sh" | tee "$out/deps_test.tap"
+taps+=("$out/deps_test.tap")
 if [ -n "${kdir[patched]:-}" ] && [ "$debug" = 0 ]; then
 	log "testing the lab (scripts/tests/lab_test.sh)"
 	KSRC=$ksrc KERNEL=${kdir[patched]} "$WBSYNC_TOP/scripts/tests/lab_test.sh" | tee "$out/lab_test.tap"
+	taps+=("$out/lab_test.tap")
 fi
+
+# The guest selftests; guest-tests writes NAME.tap for each.
+guest_progs=("$WBSYNC_TOP/output/selftests/smoke_test"
+	     "$WBSYNC_TOP/selftests/module_test.sh"
+	     "$WBSYNC_TOP/selftests/module_stress.sh"
+	     "$WBSYNC_TOP/selftests/sync_file_range.sh"
+	     "$WBSYNC_TOP/selftests/wait_inodes/wait_inodes_test.sh")
 
 # These guests load and unload wbsync.ko over and over: single-threaded
 # TCG, where no vCPU runs code that another one has just patched
@@ -152,11 +166,7 @@ guest_selftests()
 		--disks 2 --disk-size 1G --profile hdd --timeout 900 -- \
 		env KSRC="$ksrc" WBSYNC_MODULE="${module[$k]}" WBSYNC_STRESS_LOADS=10 \
 		WBSYNC_WAIT_USER="${wait_user[$k]}" WBSYNC_BIN="$WBSYNC_TOP/output/selftests" \
-		"$WBSYNC_TOP/scripts/guest-tests" "$WBSYNC_TOP/output/selftests/smoke_test" \
-		"$WBSYNC_TOP/selftests/module_test.sh" \
-		"$WBSYNC_TOP/selftests/module_stress.sh" \
-		"$WBSYNC_TOP/selftests/sync_file_range.sh" \
-		"$WBSYNC_TOP/selftests/wait_inodes/wait_inodes_test.sh"
+		"$WBSYNC_TOP/scripts/guest-tests" "${guest_progs[@]}"
 }
 
 selftests()
@@ -220,6 +230,18 @@ selftests patched >"$out/selftests-patched.log" 2>&1 &
 kselftest >"$out/kselftest.log" 2>&1 &
 wait
 cat "$out/selftests-vanilla.log" "$out/selftests-patched.log" "$out/kselftest.log"
+for k in vanilla patched; do
+	[ -n "${boot[$k]:-}" ] || continue
+	for p in "${guest_progs[@]}"; do
+		taps+=("$out/$k/${p##*/}.tap")
+	done
+	# a guest that failed without TAP
+	[ ! -f "$out/$k/guest.tap" ] || taps+=("$out/$k/guest.tap")
+done
+if [ -n "${kdir[patched]:-}" ] && [ "$debug" = 0 ]; then
+	taps+=("$out/kselftest/run_kselftest.sh.tap")
+	[ ! -f "$out/kselftest/guest.tap" ] || taps+=("$out/kselftest/guest.tap")
+fi
 
 # The integrity crash test, 25 crash cycles: on the series one cycle of
 # each mode on ext4 (shared layout: two filesystems on one disk's bdi),
@@ -248,18 +270,45 @@ integrity()
 		"$@" --out "$out/integrity-$name" >"$out/integrity-$name.tap" 2>&1
 	log "integrity $name: $(tail -n 1 "$out/integrity-$name.tap")"
 }
+# The runs: "GROUP NAME KERNEL run_integrity.sh-options", groups a and b
+# in two guests at a time.
 if [ "$debug" = 1 ]; then
-	log "integrity crash test on the debug kernel: 18 cycles in two guests at a time"
-	{
-		integrity patched-ext4 patched --modes all
-		integrity patched-vfat patched --fs vfat --modes all
-		integrity patched-wait-user patched --wait-user --modes sync,syncfs
-	} &
-	{
-		integrity patched-xfs patched --fs xfs --modes all
-		integrity patched-flakey patched --layout flakey --modes all
-	} &
-	wait
+	integrity_runs=("a patched-ext4 patched --modes all"
+			"a patched-vfat patched --fs vfat --modes all"
+			"a patched-wait-user patched --wait-user --modes sync,syncfs"
+			"b patched-xfs patched --fs xfs --modes all"
+			"b patched-flakey patched --layout flakey --modes all")
+else
+	integrity_runs=("a patched-ext4 patched --cycles $CHECK_INTEGRITY_CYCLES --modes all"
+			"a patched-vfat patched --fs vfat --modes all"
+			"a patched-exfat patched --fs exfat --modes sync,syncfs"
+			"b patched-xfs patched --fs xfs --modes all"
+			"b patched-flakey patched --layout flakey --modes all"
+			"b patched-wait-user patched --wait-user --modes sync,syncfs"
+			"b patched-ext2 patched --fs ext2 --modes sync"
+			"b patched-udf patched --fs udf --modes syncfs"
+			"b patched-minix patched --fs minix --modes sync"
+			"b vanilla-ext4 vanilla --modes sync,nosync")
+fi
+integrity_group()
+{
+	local r
+
+	for r in "${integrity_runs[@]}"; do
+		# shellcheck disable=SC2086
+		[ "${r%% *}" != "$1" ] || integrity ${r#* }
+	done
+}
+log "integrity crash test: ${#integrity_runs[@]} runs in two guests at a time"
+integrity_group a &
+integrity_group b &
+wait
+for r in "${integrity_runs[@]}"; do
+	r=${r#* } k=${r#* }
+	[ -z "${boot[${k%% *}]:-}" ] || taps+=("$out/integrity-${r%% *}.tap")
+done
+
+if [ "$debug" = 1 ]; then
 	# fstests: one result per test, and one for the guest (its exit
 	# status is not 0 when the console has a kernel report).
 	log "fstests on ext4 on the debug kernel"
@@ -276,24 +325,8 @@ if [ "$debug" = 1 ]; then
 		"$out/fstests/patched-ext4.status" "$out/fstests/results.txt" >"$out/fstests.tap" 2>/dev/null ||
 		printf 'TAP version 13\n1..1\nnot ok 1 fstests on the debug kernel ran (see %s)\n' \
 			"$out/fstests.log" >"$out/fstests.tap"
+	taps+=("$out/fstests.tap")
 	log "fstests: $(grep -c '^ok' "$out/fstests.tap") ok, $(grep -c '^not ok' "$out/fstests.tap") not ok"
-else
-	log "integrity crash test: 25 cycles in two guests at a time"
-	{
-		integrity patched-ext4 patched --cycles "$CHECK_INTEGRITY_CYCLES" --modes all
-		integrity patched-vfat patched --fs vfat --modes all
-		integrity patched-exfat patched --fs exfat --modes sync,syncfs
-	} &
-	{
-		integrity patched-xfs patched --fs xfs --modes all
-		integrity patched-flakey patched --layout flakey --modes all
-		integrity patched-wait-user patched --wait-user --modes sync,syncfs
-		integrity patched-ext2 patched --fs ext2 --modes sync
-		integrity patched-udf patched --fs udf --modes syncfs
-		integrity patched-minix patched --fs minix --modes sync
-		integrity vanilla-ext4 vanilla --modes sync,nosync
-	} &
-	wait
 fi
 
 if [ -n "${boot[vanilla]:-}" ] && [ -n "${boot[patched]:-}" ]; then
@@ -304,5 +337,5 @@ fi
 
 echo
 # The closing line, also kept in output/check/summary for README's reader.
-"$WBSYNC_TOP/scripts/tap-summary" $(find "$out" -name '*.tap' | sort) | tee "$out/summary"
+"$WBSYNC_TOP/scripts/tap-summary" "${taps[@]}" | tee "$out/summary"
 exit "${PIPESTATUS[0]}"

@@ -56,7 +56,7 @@ expect_status()
 vm=("$top/scripts/vm-run" --kernel "$KERNEL" --quiet)
 
 ktap_print_header
-ktap_set_plan 30
+ktap_set_plan 31
 
 # Console scanner.
 ktap_test_result "scan-console passes a clean log" \
@@ -89,6 +89,16 @@ if "$top/scripts/tap-summary" "$tmp/skipped.tap" "$tmp/one.tap" >"$tmp/sum" &&
 else
 	ktap_print_msg "$(cat "$tmp/sum")"
 	ktap_test_fail "tap-summary counts a test skipped as a whole as one skip"
+fi
+
+# A results file that never came (a step that did not run), or came empty.
+: >"$tmp/empty.tap"
+"$top/scripts/tap-summary" "$tmp/one.tap" "$tmp/empty.tap" "$tmp/never.tap" >"$tmp/sum"
+if [ $? = 1 ] && grep -qx '1 passed, 2 failed, 0 skipped' "$tmp/sum"; then
+	ktap_test_pass "tap-summary counts a missing or empty file as a failure"
+else
+	ktap_print_msg "$(cat "$tmp/sum")"
+	ktap_test_fail "tap-summary counts a missing or empty file as a failure"
 fi
 
 # Series handling: a series of only a cover letter is the base tree; a
