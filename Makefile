@@ -18,7 +18,7 @@
 #                 on the debug variant (lockdep, KASAN, kmemleak): hours
 #   make soak     the integrity crash test, SOAK_CYCLES (67) cycles of each of
 #                 sync, syncfs and overwrite: 201 crash cycles; then the
-#                 holes tests of v2 (run_holes.sh, h1 and h4, 2 cycles each)
+#                 holes tests of v2 (scripts/holes.sh, h1 and h4, 2 cycles each)
 #   make naive-check  the integrity test against the naive fixture kernel:
 #                 succeeds when the test catches its data loss
 #   make module-stress  100 insmod/rmmod cycles of wbsync.ko under sync,
@@ -62,7 +62,7 @@ debug-check:
 
 soak: deps
 	scripts/integrity.sh patched --cycles $(SOAK_CYCLES) --modes sync,syncfs,overwrite $(INTEGRITY_ARGS)
-	selftests/integrity/run_holes.sh "$$(scripts/build-kernel.sh patched)" --hole all --cycles 2
+	scripts/holes.sh patched --hole all --cycles 2
 
 naive-check: deps
 	scripts/integrity.sh naive --modes sync,overwrite $(INTEGRITY_ARGS)

@@ -266,11 +266,11 @@ integrity()
 	else
 		shift 2
 	fi
-	KSRC=$ksrc "$WBSYNC_TOP/selftests/integrity/run_integrity.sh" "${kdir[$k]}" \
+	KSRC=$ksrc "$WBSYNC_TOP/scripts/integrity.sh" "${kdir[$k]}" \
 		"$@" --out "$out/integrity-$name" >"$out/integrity-$name.tap" 2>&1
 	log "integrity $name: $(tail -n 1 "$out/integrity-$name.tap")"
 }
-# The runs: "GROUP NAME KERNEL run_integrity.sh-options", groups a and b
+# The runs: "GROUP NAME KERNEL integrity.sh-options", groups a and b
 # in two guests at a time.
 if [ "$debug" = 1 ]; then
 	integrity_runs=("a patched-ext4 patched --modes all"

@@ -1,45 +1,305 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# integrity.sh vanilla|patched|naive [run_integrity.sh options]
+# integrity.sh KERNEL [options]
 #
-# Build (or reuse) the kernel and run the integrity crash test on it
-# (selftests/integrity/run_integrity.sh), work directory
-# output/integrity-KERNEL.  "naive" is the test fixture: the seed's patch
-# forward-ported without any dirtied_when fix (selftests/integrity/naive/).
-# The test must fail on it; here that is the expected outcome, so for
-# naive the exit status is 0 when the test caught lost data and 1 when it
-# did not.  Otherwise it is run_integrity.sh's.
+# The wbsync integrity crash test, driven from the host.  KERNEL is one of
+# the lab's kernels (vanilla, patched, for_sync, cutoff; naive: the test
+# fixture, the seed's patch forward-ported without any dirtied_when fix,
+# selftests/integrity/naive/), built or reused, or a kernel build
+# directory; with --boot and --initrd, the headers of a distribution
+# kernel.  Builds wbsync_fault.ko against it and the guest helper.  Then,
+# for each cycle and mode, boots the kernel twice with scripts/vm-run on
+# the same disk image: boot 1 writes, syncs and crashes (sysrq-b), boot 2
+# checks that every file closed before the sync started is intact
+# (selftests/integrity/integrity_test.sh).  With --layout flakey, a single
+# boot on two disks with dm-flakey does both.  Prints TAP; exits 0 if
+# everything passed, 1 if not, 2 on bad arguments.  For naive, a "not ok"
+# of a verify boot is the expected result: the exit status is 0 when the
+# test caught lost data and 1 when it did not.
 set -uo pipefail
+# shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=scripts/crash-lib.sh
+. "$(dirname "$0")/crash-lib.sh"
 
-[ $# -gt 0 ] || die "usage: integrity.sh vanilla|patched|naive [run_integrity.sh options]"
+# shellcheck disable=SC2034 # used by crash-lib.sh
+prog=integrity.sh
+here=$WBSYNC_TOP/selftests/integrity
+
+usage()
+{
+	cat <<USAGE
+usage: integrity.sh KERNEL [options]
+  --cycles N       crash/verify cycles per mode (default 1)
+  --modes LIST     comma-separated: sync, syncfs, overwrite, nosync (the
+                   control: no sync, every fs2 file must be lost), or all
+                   (all four; default sync)
+  --fs TYPE        ext4, xfs, vfat, exfat, ext2, udf or minix (default ext4)
+  --layout L       shared: two partitions of one disk, sysrq-b, two boots
+                   flakey: dm-flakey on two disks, one boot (default shared)
+  --profile P      disk profile: none, ssd or hdd (default none)
+  --files N        fs2 files (default 1000)
+  --writers1 N     fs1 writers, running through the sync (default 4)
+  --writers2 N     fs2 writers, stopped before the sync (default 2)
+  --size1 BYTES    fs1 file size (default 65536)
+  --size2 BYTES    fs2 file size (default 16384)
+  --budget MIB     fs1 data before the fs2 writers start (default 64)
+  --pace-us US     fs1 writer pause per file after the budget (default 2000)
+  --inflight       rewrite each fs2 file while its writeback may run
+  --no-fault       do not load wbsync_fault.ko (sync(2) kicks the flushers)
+  --wait-user      build wbsync_wait_user.ko (selftests/wait_inodes) and sync both
+                   filesystems through its ->wait_inodes() (kernels with the series)
+  --wait-user-skip as --wait-user, with a hook that skips the wait: the
+                   negative control, which must lose files
+  --trace          shared layout: trace the writeback works of the sync
+                   (dumped before the crash, which it delays)
+  --boot IMAGE     boot this kernel image instead of KERNEL's vmlinux
+  --initrd FILE    with --boot: its initramfs (scripts/stock-initrd.sh)
+  --timeout SEC    per boot (default 900)
+  --out DIR        work directory (default output/integrity-KERNEL)
+  --keep           keep the disk images of passing cycles
+USAGE
+	exit 2
+}
+
+[ $# -gt 0 ] || usage_error "no kernel given (see --help)"
+case "$1" in -h|--help) usage ;; esac
 kernel=$1
 shift
+boot='' initrd='' wait_user=0 cycles=1 modes=sync fstype=ext4 layout=shared profile=none timeout=900 out='' keep=0
+gopts=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--cycles) need_num "$@"; cycles=$2; shift 2 ;;
+	--modes) need_arg "$@"; modes=$2; shift 2 ;;
+	--layout) need_arg "$@"; layout=$2; shift 2 ;;
+	--fs) need_arg "$@"; fstype=$2; shift 2 ;;
+	--profile) need_arg "$@"; profile=$2; shift 2 ;;
+	--files|--writers1|--writers2|--size1|--size2|--budget|--pace-us)
+		need_num "$@"; gopts+=("$1" "$2"); shift 2 ;;
+	--inflight|--no-fault|--trace) gopts+=("$1"); shift ;;
+	--wait-user) wait_user=1; shift ;;
+	--wait-user-skip) wait_user=1; gopts+=(--wait-user-mode skip); shift ;;
+	--timeout) need_num "$@"; timeout=$2; shift 2 ;;
+	--boot) need_arg "$@"; boot=$2; shift 2 ;;
+	--initrd) need_arg "$@"; initrd=$2; shift 2 ;;
+	--out) need_arg "$@"; out=$2; shift 2 ;;
+	--keep) keep=1; shift ;;
+	-h|--help) usage ;;
+	*) usage_error "unknown option '$1' (see --help)" ;;
+	esac
+done
+
+[ "$modes" != all ] || modes=nosync,sync,syncfs,overwrite
+IFS=, read -r -a mode_list <<<"$modes"
+[ "${#mode_list[@]}" -gt 0 ] || usage_error "--modes is empty"
+for m in "${mode_list[@]}"; do
+	case "$m" in
+	sync|syncfs|overwrite|nosync) ;;
+	*) usage_error "unknown mode '$m' (sync, syncfs, overwrite, nosync)" ;;
+	esac
+done
+case "$fstype" in
+ext4|xfs|vfat|exfat|ext2|udf|minix) ;;
+*) usage_error "unknown filesystem type '$fstype' (ext4, xfs, vfat, exfat, ext2, udf, minix)" ;;
+esac
+case "$layout" in shared|flakey) ;; *) usage_error "unknown layout '$layout' (shared, flakey)" ;; esac
+case "$profile" in none|ssd|hdd) ;; *) usage_error "unknown profile '$profile' (none, ssd, hdd)" ;; esac
+ktap=$(ktap_helpers) || exit 2
+
+# Only now, with the arguments good: this may build a kernel.
 case $kernel in
-vanilla) kdir=$("$WBSYNC_TOP/scripts/build-kernel.sh" vanilla) ;;
-patched) kdir=$("$WBSYNC_TOP/scripts/build-kernel.sh" patched) ;;
-naive) kdir=$(WBSYNC_SERIES=$WBSYNC_TOP/selftests/integrity/naive \
-		"$WBSYNC_TOP/scripts/build-kernel.sh" patched) ;;
-*) die "unknown kernel '$kernel' (vanilla, patched, naive)" ;;
+naive) kdir=$(WBSYNC_SERIES=$here/naive "$WBSYNC_TOP/scripts/build-kernel.sh" patched) ;;
+*/*|.*) kdir=$kernel ;;
+*) kernel_patches "$kernel" >/dev/null ||
+	usage_error "unknown kernel '$kernel' ($KERNEL_NAMES, naive, or a build directory)"
+   kdir=$("$WBSYNC_TOP/scripts/build-kernel.sh" "$kernel") ;;
 esac
 [ -n "$kdir" ] || die "building the $kernel kernel failed"
+[ -d "$kdir" ] || usage_error "kernel build directory '$kdir' does not exist"
+kdir=$(cd "$kdir" && pwd)
+[ -f "$kdir/Module.symvers" ] || usage_error "'$kdir' is not a kernel build directory (no Module.symvers)"
+if [ -z "$boot" ]; then
+	boot=$kdir/vmlinux
+	[ -f "$boot" ] || usage_error "no $boot (use --boot for a distribution kernel)"
+fi
+[ -f "$boot" ] || usage_error "kernel image '$boot' does not exist"
+[ -z "$initrd" ] || [ -f "$initrd" ] || usage_error "initrd '$initrd' does not exist"
+vmkernel=(--kernel "$boot" ${initrd:+--initrd "$initrd"})
 
-out=$WBSYNC_TOP/output/integrity-$kernel
-rm -rf "$out"
-KSRC=$("$WBSYNC_TOP/scripts/prepare-tree.sh" --vanilla) \
-	"$WBSYNC_TOP/selftests/integrity/run_integrity.sh" "$kdir" --out "$out" "$@" |
-	tee "$out.tap"
-rc=${PIPESTATUS[0]}
-[ "$kernel" = naive ] || exit "$rc"
+name=$kernel
+[[ "$kernel" != */* ]] || name=${kdir##*/}
+work=${out:-$WBSYNC_TOP/output/integrity-$name}
+[ -n "$out" ] || rm -rf "$work"
+mkdir -p "$work/bin/kselftest" || die "cannot create '$work'"
+work=$(cd "$work" && pwd)
 
-# The fixture: a "not ok" for durability is the expected result.
-lost=$(grep -c '^not ok .*boot 2: every file closed before' "$out.tap")
-ran=$(grep -c '^ok .*boot 2: every file closed before' "$out.tap")
-if [ "$rc" = 1 ] && [ "$lost" -gt 0 ]; then
-	log "naive fixture: $lost of $((lost + ran)) verify boots found lost or stale files, as expected"
-	grep -h '^# *fs2: ' "$out"/c*/verify/output 2>/dev/null | sort | uniq -c | head -n 5
+# shellcheck disable=SC2034 # tap() counts in testno and failed
+testno=0 failed=0 lost=0 kept=0
+per_mode=2
+[ "$layout" = shared ] || per_mode=1
+plan=$((2 + wait_user + cycles * ${#mode_list[@]} * per_mode))
+
+echo "TAP version 13"
+echo "1..$plan"
+echo "# kernel $kdir, $fstype, layout $layout, profile $profile, modes ${mode_list[*]}, $cycles cycle(s)${gopts[*]:+, ${gopts[*]}}"
+echo "# work directory $work"
+
+cp "$here/integrity_test.sh" "$work/bin/" && cp "$ktap" "$work/bin/kselftest/" &&
+	${CC:-cc} -O2 -g -Wall -o "$work/bin/wbsync_integrity" \
+		"$here/wbsync_integrity.c" >"$work/build-helper.log" 2>&1
+rc=$?
+if [ "$rc" = 0 ]; then
+	tap ok "build: wbsync_integrity"
+else
+	tap "not ok" "build: wbsync_integrity"
+	comment "$work/build-helper.log"
+	echo "Bail out! cannot build the helper"
+	exit 1
+fi
+# build_module TESTDIR: its test module, built against the kernel as
+# scripts/build-module.sh builds it (W=1, sparse; in a directory named
+# after the work directory, as runs go in parallel), into $work/bin, as
+# one TAP result; bail out if it fails.
+build_module()
+{
+	local ko
+
+	if ko=$("$WBSYNC_TOP/scripts/build-module.sh" "$kdir" "${work##*/}" "$1" \
+		2>"$work/build-${1##*/}.log") && cp "$ko" "$work/bin/"; then
+		tap ok "build: ${ko##*/} against $kdir"
+		return
+	fi
+	tap "not ok" "build: the module of ${1#"$WBSYNC_TOP"/} against $kdir"
+	tail -n 20 "$work/build-${1##*/}.log" | comment
+	echo "Bail out! cannot build the module of $1"
+	exit 1
+}
+build_module "$here/fault"
+if [ "$wait_user" = 1 ]; then
+	build_module "$WBSYNC_TOP/selftests/wait_inodes"
+	gopts+=(--wait-user "$work/bin/wbsync_wait_user.ko")
+fi
+
+trap 'echo "Bail out! interrupted (work directory $work)"; exit 130' INT TERM
+cd "$work" || exit 1
+# The guest runs the command in the current directory: keep it the work
+# directory, so that what the guest needs is visible there.
+
+record_value()
+{
+	awk -v k="$1" '$1 == k { $1 = ""; print substr($0, 2) }' "$2" 2>/dev/null
+}
+
+# "sync returned after 1.01 s, fs1 1514 fs2 1000 files closed before it"
+summary()
+{
+	local m=$1 r=$2
+
+	if [ "$m" = nosync ]; then
+		printf 'no sync (control), fs1 %s files closed' \
+			"$(record_value files "$r" | sed 's/^fs1 //')"
+		return
+	fi
+	printf '%s returned after %s, %s files closed before it' \
+		"$([ "$m" = syncfs ] && echo "syncfs(2)" || echo "sync(2)")" \
+		"$(sync_seconds "$r")" \
+		"$(record_value files "$r")"
+}
+
+verdict()
+{
+	if [ "$1" = nosync ]; then
+		echo "every fs2 file was lost without a sync"
+	else
+		echo "every file closed before the $([ "$1" = syncfs ] && echo "syncfs(2)" || echo "sync(2)") is intact"
+	fi
+}
+
+# --trace: one line per queue_io of the sync's WB_SYNC_ALL works on the
+# disk's bdi, with the superblock of the work that did it.
+trace_digest()
+{
+	awk '
+	/ writeback_start: / && / sync_mode=1 / && !/ bdi 9p/ {
+		match($0, /sb_dev [0-9:]+/); sb = substr($0, RSTART + 7, RLENGTH - 7)
+		if (t0 == "") t0 = $4 + 0
+	}
+	/ writeback_queue_io: / && / reason=sync / && !/ bdi 9p/ && sb != "" {
+		t = $4 + 0
+		sub(/^.* writeback_queue_io: /, "")
+		printf "# trace: +%4.0f ms pass on sb %s: queue_io %s\n", (t - t0) * 1000, sb, $0
+	}' "$1" | sed 's/ cgroup_ino=[0-9]*//'
+}
+
+run_shared()
+{
+	local c=$1 m=$2 cdir=$work/c$1-$2
+	local vm=("${vmkernel[@]}" --disks 1 --disk-size 2G --profile "$profile" --timeout "$timeout")
+
+	rm -rf "$cdir"
+	mkdir -p "$cdir"
+	if ! crash_boot "$cdir" "${vm[@]}" -- \
+		"$work/bin/integrity_test.sh" crash --fs "$fstype" --mode "$m" "${gopts[@]}"; then
+		tap "not ok" "cycle $c $m: boot 1: $m, then sysrq-b"
+		tap "not ok" "cycle $c $m: boot 2: verify # SKIP boot 1 failed"
+		return 1
+	fi
+	[ ! -f "$cdir/crash/trace" ] || trace_digest "$cdir/crash/trace"
+	tap ok "cycle $c $m: boot 1: $(summary "$m" "$cdir/crash/record"), then sysrq-b"
+
+	if ! verify_boot "$cdir" "${vm[@]}" -- \
+		"$work/bin/integrity_test.sh" verify --fs "$fstype" --record "$cdir/crash/record"; then
+		tap "not ok" "cycle $c $m: boot 2: $(verdict "$m") (vm-run exit status $boot_rc)"
+		[ "$m" = nosync ] || lost=$((lost + 1))
+		return 1
+	fi
+	tap ok "cycle $c $m: boot 2: $(verdict "$m")"
+	[ "$m" = nosync ] || kept=$((kept + 1))
+}
+
+run_flakey()
+{
+	local c=$1 m=$2 cdir=$work/c$1-$2 rc
+
+	rm -rf "$cdir"
+	mkdir -p "$cdir"
+	vm_run "${vmkernel[@]}" --disks 2 --disk-size 1G --profile "$profile" \
+		--keep-disks "$cdir/disks" --timeout "$timeout" \
+		--quiet --out "$cdir/flakey" -- \
+		"$work/bin/integrity_test.sh" flakey --fs "$fstype" --mode "$m" "${gopts[@]}" \
+		>"$cdir/flakey.log" 2>&1
+	rc=$?
+	comment "$cdir/flakey/output" 2>/dev/null
+	if [ "$rc" != 0 ]; then
+		tail -n 5 "$cdir/flakey.log" | comment
+		tap "not ok" "cycle $c $m: flakey: $(verdict "$m") (vm-run exit status $rc)"
+		[ "$m" = nosync ] || lost=$((lost + 1))
+		return 1
+	fi
+	tap ok "cycle $c $m: flakey: $(summary "$m" "$cdir/flakey/record"); $(verdict "$m")"
+	[ "$m" = nosync ] || kept=$((kept + 1))
+}
+
+for ((c = 1; c <= cycles; c++)); do
+	for m in "${mode_list[@]}"; do
+		start=$SECONDS
+		if "run_$layout" "$c" "$m"; then
+			[ "$keep" = 1 ] || rm -rf "$work/c$c-$m/disks"
+		fi
+		echo "# cycle $c $m took $((SECONDS - start)) s"
+	done
+done
+
+if [ "$kernel" != naive ]; then
+	tap_finish
+fi
+# The fixture: the test must have caught lost data in a verify boot.
+if [ "$lost" -gt 0 ]; then
+	echo "# naive fixture: $lost of $((lost + kept)) verify boots found lost or stale files, as expected"
+	grep -h '^# *fs2: ' "$work"/c*/verify/output 2>/dev/null | sort | uniq -c | head -n 5
 	exit 0
 fi
-log "naive fixture: the integrity test did NOT catch the naive kernel's data loss"
+echo "# naive fixture: the integrity test did NOT catch the naive kernel's data loss"
 exit 1

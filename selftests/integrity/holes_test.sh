@@ -5,7 +5,7 @@
 #
 # Crash tests for two holes of the series' v2 sync-start cutoff (issue 12,
 # H1 and H4).  Each must lose data closed before sync(2) started on a
-# kernel with v2 (patches 6-12) and lose nothing on 6.12.  run_holes.sh
+# kernel with v2 (patches 6-12) and lose nothing on 6.12.  scripts/holes.sh
 # drives them: boot 1 (crash) sets up, writes, syncs and crashes with
 # sysrq-b the moment sync(2) returns; boot 2 (verify) checks the same
 # disks (vm-run --keep-disks).  Periodic and background writeback are off
@@ -124,7 +124,7 @@ case "$upper" in ext2|vfat) ;; *) die "--upper must be ext2 or vfat" ;; esac
 [ "$hole" != h1 ] || [ "$kick" = 1 ] || [ "$phase" = verify ] || [ -f "$module" ] ||
 	die "module '$module' is missing"
 
-# Next to this script (run_holes.sh copies it there) or one up (the tree,
+# Next to this script (scripts/holes.sh copies it there) or one up (the tree,
 # a kselftest install).
 for lib in "$here/wbsync_lib.sh" "$here/../wbsync_lib.sh"; do
 	[ -f "$lib" ] && break

@@ -5,7 +5,7 @@
 #
 # wbsync integrity test: every file closed before sync(2) (or syncfs(2))
 # started must survive a crash that happens right after the sync returns.
-# It runs in a wbsync guest (scripts/vm-run); run_integrity.sh drives it.
+# It runs in a wbsync guest (scripts/vm-run); scripts/integrity.sh drives it.
 #
 # A second process keeps writing to another filesystem during the sync.
 # wbsync_fault.ko skips the WB_SYNC_NONE flusher kick of sync(2), so

@@ -1,23 +1,31 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run_holes.sh KERNEL_BUILD_DIR [--hole h1|h4|all] [--cycles N] [options]
+# holes.sh KERNEL [--hole h1|h4|all] [--cycles N] [options]
 #
 # Crash tests for the holes H1 and H4 of the series' v2 sync cutoff
-# (holes_test.sh, README.rst).  Builds the guest helper (and for h1
-# wbsync_fault.ko against KERNEL_BUILD_DIR), then per cycle and hole boots
+# (selftests/integrity/holes_test.sh and README.rst there).  KERNEL is
+# one of the lab's kernels (vanilla, patched, for_sync, cutoff) or a
+# kernel build directory.  Builds the guest helper (and for h1
+# wbsync_fault.ko against the kernel), then per cycle and hole boots
 # the kernel twice with scripts/vm-run on the same two disk images: boot 1
 # writes, syncs and crashes with sysrq-b, boot 2 checks.  Prints TAP;
 # exits 0 if everything passed, 1 if a test failed (data written before
 # sync(2) was lost), 2 on bad arguments.
 set -uo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=scripts/crash-lib.sh
+. "$(dirname "$0")/crash-lib.sh"
 
-here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck disable=SC2034 # used by crash-lib.sh
+prog=holes.sh
+here=$WBSYNC_TOP/selftests/integrity
 
 usage()
 {
 	cat <<USAGE
-usage: run_holes.sh KERNEL_BUILD_DIR [options]
+usage: holes.sh KERNEL [options]
   --hole H         h1, h4 or all (default all)
   --cycles N       crash/verify cycles per hole (default 1)
   --profile P      disk profile: none, ssd or hdd (default hdd)
@@ -32,26 +40,18 @@ usage: run_holes.sh KERNEL_BUILD_DIR [options]
   --upper TYPE     h4: ext2 or vfat on the loop device (default ext2)
   --files N        h4: upper files (default 64)
   --timeout SEC    per boot (default 600)
-  --out DIR        work directory (default $here/output/holes-DATE-PID)
+  --out DIR        work directory (default output/holes-KERNEL)
   --keep           keep the disk images of passing cycles
 USAGE
 	exit 2
 }
 
-die()
-{
-	echo "run_holes.sh: $*" >&2
-	exit 2
-}
-
-[ $# -gt 0 ] || die "no kernel build directory given (see --help)"
+[ $# -gt 0 ] || usage_error "no kernel given (see --help)"
 case "$1" in -h|--help) usage ;; esac
-kdir=$1
+kernel=$1
 shift
 holes=all cycles=1 profile=hdd timeout=600 out='' keep=0 kick=0
 gopts=()
-need_arg() { [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs an argument"; }
-need_num() { [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || die "$1 needs a positive number, not '${2:-}'"; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--hole) need_arg "$@"; holes=$2; shift 2 ;;
@@ -66,31 +66,33 @@ while [ $# -gt 0 ]; do
 	--out) need_arg "$@"; out=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
 	-h|--help) usage ;;
-	*) die "unknown option '$1' (see --help)" ;;
+	*) usage_error "unknown option '$1' (see --help)" ;;
 	esac
 done
-[ -d "$kdir" ] || die "kernel build directory '$kdir' does not exist"
-kdir=$(cd "$kdir" && pwd)
-[ -f "$kdir/vmlinux" ] || die "no $kdir/vmlinux"
 case "$holes" in
 all) hole_list=(h1 h4) ;;
 h1|h4) hole_list=("$holes") ;;
-*) die "unknown hole '$holes' (h1, h4, all)" ;;
+*) usage_error "unknown hole '$holes' (h1, h4, all)" ;;
 esac
-case "$profile" in none|ssd|hdd) ;; *) die "unknown profile '$profile' (none, ssd, hdd)" ;; esac
+case "$profile" in none|ssd|hdd) ;; *) usage_error "unknown profile '$profile' (none, ssd, hdd)" ;; esac
+ktap=$(ktap_helpers) || exit 2
 
-vmrun=${WBSYNC_VMRUN:-$here/../../scripts/vm-run}
-[ -x "$vmrun" ] || die "scripts/vm-run not found (set WBSYNC_VMRUN)"
-vmrun=$(cd "$(dirname "$vmrun")" && pwd)/vm-run
-ktap=
-for f in "$kdir/source/tools/testing/selftests/kselftest/ktap_helpers.sh" \
-	"${KSRC:-/nonexistent}/tools/testing/selftests/kselftest/ktap_helpers.sh" \
-	"${WBSYNC_CACHE:-/var/cache/wbsync}"/src/linux-*/tools/testing/selftests/kselftest/ktap_helpers.sh; do
-	[ -f "$f" ] && { ktap=$f; break; }
-done
-[ -n "$ktap" ] || die "ktap_helpers.sh not found (set KSRC to the kernel tree)"
+# Only now, with the arguments good: this may build a kernel.
+case $kernel in
+*/*|.*) kdir=$kernel ;;
+*) kernel_patches "$kernel" >/dev/null ||
+	usage_error "unknown kernel '$kernel' ($KERNEL_NAMES, or a build directory)"
+   kdir=$("$WBSYNC_TOP/scripts/build-kernel.sh" "$kernel") ;;
+esac
+[ -n "$kdir" ] || die "building the $kernel kernel failed"
+[ -d "$kdir" ] || usage_error "kernel build directory '$kdir' does not exist"
+kdir=$(cd "$kdir" && pwd)
+[ -f "$kdir/vmlinux" ] || usage_error "no $kdir/vmlinux"
 
-work=${out:-$here/output/holes-$(date +%Y%m%d-%H%M%S)-$$}
+name=$kernel
+[[ "$kernel" != */* ]] || name=${kdir##*/}
+work=${out:-$WBSYNC_TOP/output/holes-$name}
+[ -n "$out" ] || rm -rf "$work"
 mkdir -p "$work/bin" "$work/kselftest" || die "cannot create '$work'"
 work=$(cd "$work" && pwd)
 
@@ -98,23 +100,9 @@ need_fault=0
 for h in "${hole_list[@]}"; do
 	[ "$h" = h1 ] && [ "$kick" = 0 ] && need_fault=1
 done
+# shellcheck disable=SC2034 # tap() counts in testno and failed
 testno=0 failed=0
 plan=$((1 + need_fault + cycles * ${#hole_list[@]} * 2))
-
-tap()
-{
-	local res=$1
-
-	shift
-	testno=$((testno + 1))
-	[ "$res" = ok ] || failed=$((failed + 1))
-	echo "$res $testno $*"
-}
-
-comment()
-{
-	sed 's/^/#   /' "$@"
-}
 
 echo "TAP version 13"
 echo "1..$plan"
@@ -133,10 +121,8 @@ else
 	exit 1
 fi
 if [ "$need_fault" = 1 ]; then
-	dir=$work/wbsync_fault
-	if mkdir -p "$dir" && cp "$here/fault/wbsync_fault.c" "$here/fault/Kbuild" "$dir/" &&
-	   make -C "$kdir" M="$dir" >"$work/build-fault.log" 2>&1 &&
-	   cp "$dir/wbsync_fault.ko" "$work/bin/"; then
+	if ko=$("$WBSYNC_TOP/scripts/build-module.sh" "$kdir" "${work##*/}" "$here/fault" \
+		2>"$work/build-fault.log") && cp "$ko" "$work/bin/"; then
 		tap ok "build: wbsync_fault.ko against $kdir"
 	else
 		tap "not ok" "build: wbsync_fault.ko against $kdir"
@@ -148,20 +134,6 @@ fi
 
 trap 'echo "Bail out! interrupted (work directory $work)"; exit 130' INT TERM
 cd "$work" || exit 1
-
-# vm-run, once more if the guest died before it ran the command (125).
-vm_run()
-{
-	"$vmrun" "$@"
-	local rc=$?
-
-	if [ "$rc" = 125 ]; then
-		echo "# the guest died before the command ran: booting it again" >&2
-		"$vmrun" "$@"
-		rc=$?
-	fi
-	return "$rc"
-}
 
 # The guest's steps with their times, from the console (kernel clock).
 steps()
@@ -201,47 +173,25 @@ trace_digest()
 
 run_cycle()
 {
-	local c=$1 h=$2 cdir=$work/c$1-$2 rc ok=1
+	local c=$1 h=$2 cdir=$work/c$1-$2 rc
+	local vm=(--kernel "$kdir" --disks 2 --disk-size 1G --profile "$profile" --timeout "$timeout")
 
 	rm -rf "$cdir"
 	mkdir -p "$cdir"
-	vm_run --kernel "$kdir" --disks 2 --disk-size 1G --profile "$profile" \
-		--keep-disks "$cdir/disks" --allow-crash --timeout "$timeout" \
-		--quiet --out "$cdir/crash" -- \
-		"$work/bin/holes_test.sh" crash --hole "$h" "${gopts[@]}" \
-		>"$cdir/crash.log" 2>&1
+	crash_boot "$cdir" "${vm[@]}" -- "$work/bin/holes_test.sh" crash --hole "$h" "${gopts[@]}"
 	rc=$?
-	comment "$cdir/crash/output" 2>/dev/null
 	steps "$cdir/crash/console.log"
 	if [ "$rc" != 0 ]; then
-		echo "# vm-run exit status $rc"
-		tail -n 5 "$cdir/crash.log" | comment
-		ok=0
-	elif [ -f "$cdir/crash/rc" ]; then
-		echo "# the guest exited (status $(cat "$cdir/crash/rc")) instead of crashing"
-		ok=0
-	elif ! grep -qx sync_done "$cdir/crash/record" 2>/dev/null; then
-		echo "# the guest crashed before sync(2) returned"
-		ok=0
-	fi
-	if [ "$ok" = 0 ]; then
 		tap "not ok" "cycle $c $h: boot 1: write, sync(2), sysrq-b"
 		tap "not ok" "cycle $c $h: boot 2: verify # SKIP boot 1 failed"
 		return 1
 	fi
 	[ ! -f "$cdir/crash/trace" ] || trace_digest "$cdir/crash/record" "$cdir/crash/trace"
-	tap ok "cycle $c $h: boot 1: sync(2) returned after $(awk '/^sync_ns/ { printf "%.2f s", $2 / 1e9 }' "$cdir/crash/record"), then sysrq-b"
+	tap ok "cycle $c $h: boot 1: sync(2) returned after $(sync_seconds "$cdir/crash/record"), then sysrq-b"
 
-	vm_run --kernel "$kdir" --disks 2 --disk-size 1G --profile "$profile" \
-		--keep-disks "$cdir/disks" --timeout "$timeout" \
-		--quiet --out "$cdir/verify" -- \
-		"$work/bin/holes_test.sh" verify --hole "$h" --record "$cdir/crash/record" \
-		>"$cdir/verify.log" 2>&1
-	rc=$?
-	comment "$cdir/verify/output" 2>/dev/null
-	if [ "$rc" != 0 ]; then
-		tail -n 3 "$cdir/verify.log" | comment
-		tap "not ok" "cycle $c $h: boot 2: data closed before sync(2) was lost (vm-run exit status $rc)"
+	if ! verify_boot "$cdir" "${vm[@]}" -- \
+		"$work/bin/holes_test.sh" verify --hole "$h" --record "$cdir/crash/record"; then
+		tap "not ok" "cycle $c $h: boot 2: data closed before sync(2) was lost (vm-run exit status $boot_rc)"
 		return 1
 	fi
 	tap ok "cycle $c $h: boot 2: everything closed before sync(2) is on disk"
@@ -257,10 +207,4 @@ for ((c = 1; c <= cycles; c++)); do
 	done
 done
 
-echo "# Totals: pass:$((testno - failed)) fail:$failed"
-if [ "$failed" = 0 ] && [ "$testno" = "$plan" ]; then
-	echo "# PASS"
-	exit 0
-fi
-echo "# FAIL (work directory $work)"
-exit 1
+tap_finish

@@ -1,0 +1,143 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# Shared parts of the host-side crash tests (integrity.sh, holes.sh):
+# arguments, TAP, the crash boot and the verify boot.  Source it after
+# lib.sh; set $prog (the script's name for messages), $testno=0 and
+# $failed=0 first, and $plan and $work before tap_finish.
+# shellcheck disable=SC2154 # prog, plan, work: set by the sourcing script
+
+# vm-run's exit status of the last verify_boot
+boot_rc=0
+
+# A usage error: exit status 2.
+usage_error()
+{
+	echo "$prog: $*" >&2
+	exit 2
+}
+
+need_arg()
+{
+	[ $# -ge 2 ] && [ -n "$2" ] || usage_error "$1 needs an argument"
+}
+
+need_num()
+{
+	[[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || usage_error "$1 needs a positive number, not '${2:-}'"
+}
+
+# tap ok|"not ok" DESCRIPTION...: the next TAP result.
+tap()
+{
+	local res=$1
+
+	shift
+	testno=$((testno + 1))
+	[ "$res" = ok ] || failed=$((failed + 1))
+	echo "$res $testno $*"
+}
+
+# Guest output as TAP comments.
+comment()
+{
+	sed 's/^/#   /' "$@"
+}
+
+# The closing lines; exit 0 if all $plan results came and passed.
+tap_finish()
+{
+	echo "# Totals: pass:$((testno - failed)) fail:$failed"
+	if [ "$failed" = 0 ] && [ "$testno" = "$plan" ]; then
+		echo "# PASS"
+		exit 0
+	fi
+	echo "# FAIL (work directory $work)"
+	exit 1
+}
+
+# The kselftest helpers the guest scripts source: from $KSRC, else the
+# base tree (prepare-tree.sh).
+ktap_helpers()
+{
+	local tree=${KSRC:-}
+
+	[ -n "$tree" ] || tree=$("$WBSYNC_TOP/scripts/prepare-tree.sh" --vanilla 2>/dev/null)
+	[ -f "$tree/tools/testing/selftests/kselftest/ktap_helpers.sh" ] ||
+		usage_error "ktap_helpers.sh not found (set KSRC to a kernel tree)"
+	echo "$tree/tools/testing/selftests/kselftest/ktap_helpers.sh"
+}
+
+# vm-run, once more if the guest died before it ran the command (exit
+# status 125: an early-boot failure of the emulated machine, not the test).
+vm_run()
+{
+	local rc
+
+	"$WBSYNC_TOP/scripts/vm-run" "$@"
+	rc=$?
+	if [ "$rc" = 125 ]; then
+		echo "# the guest died before the command ran: booting it again" >&2
+		"$WBSYNC_TOP/scripts/vm-run" "$@"
+		rc=$?
+	fi
+	return "$rc"
+}
+
+# crash_boot DIR VM-RUN-ARGS... -- COMMAND...: boot 1, which must sync
+# ("sync_done" in DIR/crash/record) and crash with sysrq-b (no exit
+# status of the command).  Its output as comments; fails if it did not
+# crash after the sync.
+crash_boot()
+{
+	local dir=$1 args=() rc
+
+	shift
+	while [ "$1" != -- ]; do
+		args+=("$1")
+		shift
+	done
+	vm_run "${args[@]}" --keep-disks "$dir/disks" --allow-crash --quiet \
+		--out "$dir/crash" "$@" >"$dir/crash.log" 2>&1
+	rc=$?
+	comment "$dir/crash/output" 2>/dev/null
+	if [ "$rc" != 0 ]; then
+		echo "# vm-run exit status $rc"
+		tail -n 5 "$dir/crash.log" | comment
+		return 1
+	fi
+	if [ -f "$dir/crash/rc" ]; then
+		echo "# the guest exited (status $(cat "$dir/crash/rc")) instead of crashing"
+		return 1
+	fi
+	if ! grep -qx sync_done "$dir/crash/record" 2>/dev/null; then
+		echo "# the guest crashed before the sync returned"
+		return 1
+	fi
+}
+
+# verify_boot DIR VM-RUN-ARGS... -- COMMAND...: boot 2 on the same disks;
+# its output as comments; fails if vm-run's exit status, left in the
+# global $boot_rc, is not 0.
+verify_boot()
+{
+	local dir=$1 args=()
+
+	shift
+	while [ "$1" != -- ]; do
+		args+=("$1")
+		shift
+	done
+	vm_run "${args[@]}" --keep-disks "$dir/disks" --quiet --out "$dir/verify" \
+		"$@" >"$dir/verify.log" 2>&1
+	boot_rc=$?
+	comment "$dir/verify/output" 2>/dev/null
+	[ "$boot_rc" = 0 ] && return 0
+	tail -n 5 "$dir/verify.log" | comment
+	return 1
+}
+
+# sync_seconds RECORD: "1.01 s", the sync's duration from the guest's record.
+sync_seconds()
+{
+	awk '/^sync_ns/ { printf "%.2f s", $2 / 1e9 }' "$1"
+}
