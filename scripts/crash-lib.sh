@@ -4,10 +4,30 @@
 # arguments, TAP, the crash boot and the verify boot.  Source it after
 # lib.sh; set $prog (the script's name for messages), $testno=0 and
 # $failed=0 first, and $plan and $work before tap_finish.
-# shellcheck disable=SC2154 # prog, plan, work: set by the sourcing script
+# shellcheck disable=SC2154,SC2034 # prog, plan, work in; kdir, name out
 
 # vm-run's exit status of the last verify_boot
 boot_rc=0
+
+# crash_kernel KERNEL: the kernel build directory of KERNEL, a lab kernel
+# ($KERNEL_NAMES; naive: the integrity test's fixture), built or reused,
+# or a build directory, in $kdir; $name names it in work directories.
+crash_kernel()
+{
+	case $1 in
+	naive) kdir=$(WBSYNC_SERIES=$WBSYNC_TOP/selftests/integrity/naive \
+			"$WBSYNC_TOP/scripts/build-kernel.sh" patched) ;;
+	*/*|.*) kdir=$1 ;;
+	*) kernel_patches "$1" >/dev/null ||
+		usage_error "unknown kernel '$1' ($KERNEL_NAMES, naive, or a build directory)"
+	   kdir=$("$WBSYNC_TOP/scripts/build-kernel.sh" "$1") ;;
+	esac
+	[ -n "$kdir" ] || die "building the $1 kernel failed"
+	[ -d "$kdir" ] || usage_error "kernel build directory '$kdir' does not exist"
+	kdir=$(cd "$kdir" && pwd)
+	name=$1
+	[[ "$1" != */* ]] || name=${kdir##*/}
+}
 
 # A usage error: exit status 2.
 usage_error()

@@ -78,19 +78,9 @@ case "$profile" in none|ssd|hdd) ;; *) usage_error "unknown profile '$profile' (
 ktap=$(ktap_helpers) || exit 2
 
 # Only now, with the arguments good: this may build a kernel.
-case $kernel in
-*/*|.*) kdir=$kernel ;;
-*) kernel_patches "$kernel" >/dev/null ||
-	usage_error "unknown kernel '$kernel' ($KERNEL_NAMES, or a build directory)"
-   kdir=$("$WBSYNC_TOP/scripts/build-kernel.sh" "$kernel") ;;
-esac
-[ -n "$kdir" ] || die "building the $kernel kernel failed"
-[ -d "$kdir" ] || usage_error "kernel build directory '$kdir' does not exist"
-kdir=$(cd "$kdir" && pwd)
+crash_kernel "$kernel"
 [ -f "$kdir/vmlinux" ] || usage_error "no $kdir/vmlinux"
 
-name=$kernel
-[[ "$kernel" != */* ]] || name=${kdir##*/}
 work=${out:-$WBSYNC_TOP/output/holes-$name}
 [ -n "$out" ] || rm -rf "$work"
 mkdir -p "$work/bin" "$work/kselftest" || die "cannot create '$work'"

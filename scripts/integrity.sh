@@ -109,16 +109,7 @@ case "$profile" in none|ssd|hdd) ;; *) usage_error "unknown profile '$profile' (
 ktap=$(ktap_helpers) || exit 2
 
 # Only now, with the arguments good: this may build a kernel.
-case $kernel in
-naive) kdir=$(WBSYNC_SERIES=$here/naive "$WBSYNC_TOP/scripts/build-kernel.sh" patched) ;;
-*/*|.*) kdir=$kernel ;;
-*) kernel_patches "$kernel" >/dev/null ||
-	usage_error "unknown kernel '$kernel' ($KERNEL_NAMES, naive, or a build directory)"
-   kdir=$("$WBSYNC_TOP/scripts/build-kernel.sh" "$kernel") ;;
-esac
-[ -n "$kdir" ] || die "building the $kernel kernel failed"
-[ -d "$kdir" ] || usage_error "kernel build directory '$kdir' does not exist"
-kdir=$(cd "$kdir" && pwd)
+crash_kernel "$kernel"
 [ -f "$kdir/Module.symvers" ] || usage_error "'$kdir' is not a kernel build directory (no Module.symvers)"
 if [ -z "$boot" ]; then
 	boot=$kdir/vmlinux
@@ -128,8 +119,6 @@ fi
 [ -z "$initrd" ] || [ -f "$initrd" ] || usage_error "initrd '$initrd' does not exist"
 vmkernel=(--kernel "$boot" ${initrd:+--initrd "$initrd"})
 
-name=$kernel
-[[ "$kernel" != */* ]] || name=${kdir##*/}
 work=${out:-$WBSYNC_TOP/output/integrity-$name}
 [ -n "$out" ] || rm -rf "$work"
 mkdir -p "$work/bin/kselftest" || die "cannot create '$work'"
