@@ -34,6 +34,9 @@
 #   make          build wbsync.ko against KDIR (default: the running kernel's
 #                 headers, /lib/modules/$(uname -r)/build), as kbuild does
 #   make module KDIR=...  the same, against another kernel build or headers
+#   make dkms-tree  the module's source as DKMS wants it, without .git, output/
+#                 or disk images: $(DKMS_TREE) (default /usr/src/wbsync-VERSION;
+#                 the version is dkms.conf's), then "dkms add $(DKMS_TREE)"
 #   make clean    remove the module's build objects
 #   make distclean  also remove the results (output/) and the kernel cache
 #                 ($(WBSYNC_CACHE))
@@ -45,9 +48,12 @@ export WBSYNC_CACHE WBSYNC_VARIANT
 
 SOAK_CYCLES ?= 67
 KDIR ?= /lib/modules/$(shell uname -r)/build
+# The module's version: dkms.conf's PACKAGE_VERSION, nowhere else.
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
+DKMS_TREE ?= /usr/src/wbsync-$(VERSION)
 
 .PHONY: all demo check debug-check soak naive-check module-stress module-overhead sfr-bench wait-inodes-bench \
-	bisect-check fstests deps kernels module clean distclean
+	bisect-check fstests deps kernels module dkms-tree clean distclean
 
 all: module
 
@@ -95,6 +101,14 @@ kernels: deps
 module:
 	@test -d $(KDIR) || { echo "no kernel build or headers in $(KDIR): install them or set KDIR" >&2; exit 2; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR)
+
+# The tracked files DKMS builds, and nothing else.
+dkms-tree:
+	@test -n "$(VERSION)" || { echo "no PACKAGE_VERSION in dkms.conf" >&2; exit 2; }
+	rm -rf $(DKMS_TREE)
+	mkdir -p $(DKMS_TREE)
+	git archive --format=tar HEAD Kbuild dkms.conf module | tar -x -C $(DKMS_TREE)
+	@echo "$(DKMS_TREE): now run dkms add $(DKMS_TREE)"
 
 clean:
 	$(RM) module/*.o module/*.ko module/*.mod module/*.mod.c module/.*.cmd \

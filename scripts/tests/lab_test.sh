@@ -56,7 +56,7 @@ expect_status()
 vm=("$top/scripts/vm-run" --kernel "$KERNEL" --quiet)
 
 ktap_print_header
-ktap_set_plan 31
+ktap_set_plan 32
 
 # Console scanner.
 ktap_test_result "scan-console passes a clean log" \
@@ -169,6 +169,20 @@ expect_error "sync-report.sh refuses an unknown kernel" "unknown kernel 'nightly
 	"$top/scripts/sync-report.sh" -k "vanilla nightly patched"
 expect_error "sync-report.sh refuses kernels without patched" "must include patched" \
 	"$top/scripts/sync-report.sh" -k "vanilla cutoff"
+
+# make dkms-tree: exactly the tracked Kbuild, dkms.conf and module/, which
+# build against the kernel as DKMS builds them.
+dkms_tree_ok()
+{
+	local t=$tmp/dkms/wbsync-test
+
+	make -s -C "$top" dkms-tree DKMS_TREE="$t" >/dev/null || return 1
+	diff <(cd "$t" && find . -type f | sed 's|^\./||' | sort) \
+	     <(git -C "$top" ls-files Kbuild dkms.conf module | sort) || return 1
+	make -s -C "$KERNEL" M="$t" >"$tmp/dkms.log" 2>&1 && [ -f "$t/module/wbsync.ko" ] ||
+		{ ktap_print_msg "$(tail -n 5 "$tmp/dkms.log")"; return 1; }
+}
+ktap_test_result "make dkms-tree: the tracked module sources only, and they build" dkms_tree_ok
 
 # vm-run: bad input is refused before QEMU starts.
 expect_error "vm-run refuses an unknown disk profile" "unknown disk profile" \
