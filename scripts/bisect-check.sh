@@ -12,6 +12,8 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
+[ $# = 0 ] || usage_error "usage: bisect-check.sh (no arguments)"
+
 full=$("$WBSYNC_TOP/scripts/prepare-tree.sh") || die "the series does not apply"
 ksrc=$("$WBSYNC_TOP/scripts/prepare-tree.sh" --vanilla)
 mapfile -t commits < <(git -C "$full" rev-list --reverse base..HEAD)

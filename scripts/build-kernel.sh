@@ -23,7 +23,7 @@ frags=("$WBSYNC_TOP/kconfig/base.config" "$WBSYNC_TOP/selftests/config")
 case "$WBSYNC_VARIANT" in
 default) ;;
 debug) frags+=("$WBSYNC_TOP/kconfig/debug.config") ;;
-*) die "unknown WBSYNC_VARIANT '$WBSYNC_VARIANT' (default or debug)" ;;
+*) usage_error "unknown WBSYNC_VARIANT '$WBSYNC_VARIANT' (default or debug)" ;;
 esac
 
 config_only=0 target="vmlinux modules"
@@ -32,7 +32,7 @@ case "${1:-}" in
 --modules-prepare) target=modules_prepare; shift ;;
 esac
 usage="usage: build-kernel.sh [--config-only|--modules-prepare] ${KERNEL_NAMES// /|}"
-[ $# = 1 ] && WBSYNC_PATCHES=$(kernel_patches "$1") || die "$usage"
+[ $# = 1 ] && WBSYNC_PATCHES=$(kernel_patches "$1") || usage_error "$usage"
 if [ -n "$WBSYNC_PATCHES" ]; then
 	# A renumbered series must not silently build another selection.
 	n=$(series_files | wc -l)

@@ -13,7 +13,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-[ $# = 2 ] || [ $# = 3 ] || die "usage: build-module.sh KDIR NAME [TESTDIR]"
+[ $# = 2 ] || [ $# = 3 ] || usage_error "usage: build-module.sh KDIR NAME [TESTDIR]"
 kd=$1 name=$2 testdir=${3:-}
 [ -f "$kd/Makefile" ] || die "'$kd' is not a kernel build or headers directory"
 [ -z "$testdir" ] || [ -f "$testdir/Kbuild" ] || die "'$testdir' has no Kbuild"

@@ -21,7 +21,7 @@ debug=0
 case "${1:-}" in
 --debug) debug=1; export WBSYNC_VARIANT=debug ;;
 "") ;;
-*) die "usage: check.sh [--debug]" ;;
+*) usage_error "usage: check.sh [--debug]" ;;
 esac
 out=$WBSYNC_TOP/output/check
 [ "$debug" = 0 ] || out=$WBSYNC_TOP/output/debug-check

@@ -2,9 +2,9 @@
 # shellcheck shell=bash
 # Shared parts of the host-side crash tests (integrity.sh, holes.sh):
 # arguments, TAP, the crash boot and the verify boot.  Source it after
-# lib.sh; set $prog (the script's name for messages), $testno=0 and
-# $failed=0 first, and $plan and $work before tap_finish.
-# shellcheck disable=SC2154,SC2034 # prog, plan, work in; kdir, name out
+# lib.sh; set $testno=0 and $failed=0 first, and $plan and $work before
+# tap_finish.
+# shellcheck disable=SC2154,SC2034 # plan, work in; kdir, name out
 
 # vm-run's exit status of the last verify_boot
 boot_rc=0
@@ -27,13 +27,6 @@ crash_kernel()
 	kdir=$(cd "$kdir" && pwd)
 	name=$1
 	[[ "$1" != */* ]] || name=${kdir##*/}
-}
-
-# A usage error: exit status 2.
-usage_error()
-{
-	echo "$prog: $*" >&2
-	exit 2
 }
 
 need_arg()

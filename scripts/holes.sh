@@ -12,42 +12,33 @@
 # writes, syncs and crashes with sysrq-b, boot 2 checks.  Prints TAP;
 # exits 0 if everything passed, 1 if a test failed (data written before
 # sync(2) was lost), 2 on bad arguments.
+#
+# Options:
+#   --hole H         h1, h4 or all (default all)
+#   --cycles N       crash/verify cycles per hole (default 1)
+#   --profile P      disk profile: none, ssd or hdd (default hdd)
+#   --slow-mb MIB    data dirty on the slow ext4 at the sync (default 256)
+#   --read-delay-ms MS  h1: dm-delay read delay (default 30000)
+#   --a-ms MS        h1: from A's directory read in flight to the sync (default 300)
+#   --b-ms MS        h1: from the sync start to B's dirtying (default 500)
+#   --kick           h1: keep sync(2)'s flusher kick (no wbsync_fault.ko)
+#   --trace          trace the writeback events of the sync (crash/trace)
+#   --upper-delay-ms MS  h4: write delay between the upper fs and the loop
+#                    device (default 300)
+#   --upper TYPE     h4: ext2 or vfat on the loop device (default ext2)
+#   --files N        h4: upper files (default 64)
+#   --timeout SEC    per boot (default 600)
+#   --out DIR        work directory (default output/holes-KERNEL)
+#   --keep           keep the disk images of passing cycles
 set -uo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=scripts/crash-lib.sh
 . "$(dirname "$0")/crash-lib.sh"
 
-# shellcheck disable=SC2034 # used by crash-lib.sh
-prog=holes.sh
 here=$WBSYNC_TOP/selftests/integrity
 
-usage()
-{
-	cat <<USAGE
-usage: holes.sh KERNEL [options]
-  --hole H         h1, h4 or all (default all)
-  --cycles N       crash/verify cycles per hole (default 1)
-  --profile P      disk profile: none, ssd or hdd (default hdd)
-  --slow-mb MIB    data dirty on the slow ext4 at the sync (default 256)
-  --read-delay-ms MS  h1: dm-delay read delay (default 30000)
-  --a-ms MS        h1: from A's directory read in flight to the sync (default 300)
-  --b-ms MS        h1: from the sync start to B's dirtying (default 500)
-  --kick           h1: keep sync(2)'s flusher kick (no wbsync_fault.ko)
-  --trace          trace the writeback events of the sync (crash/trace)
-  --upper-delay-ms MS  h4: write delay between the upper fs and the loop
-                   device (default 300)
-  --upper TYPE     h4: ext2 or vfat on the loop device (default ext2)
-  --files N        h4: upper files (default 64)
-  --timeout SEC    per boot (default 600)
-  --out DIR        work directory (default output/holes-KERNEL)
-  --keep           keep the disk images of passing cycles
-USAGE
-	exit 2
-}
-
 [ $# -gt 0 ] || usage_error "no kernel given (see --help)"
-case "$1" in -h|--help) usage ;; esac
 kernel=$1
 shift
 holes=all cycles=1 profile=hdd timeout=600 out='' keep=0 kick=0
@@ -65,7 +56,7 @@ while [ $# -gt 0 ]; do
 	--timeout) need_num "$@"; timeout=$2; shift 2 ;;
 	--out) need_arg "$@"; out=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
-	-h|--help) usage ;;
+	-h|--help) lab_help ;;
 	*) usage_error "unknown option '$1' (see --help)" ;;
 	esac
 done

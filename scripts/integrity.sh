@@ -17,54 +17,45 @@
 # everything passed, 1 if not, 2 on bad arguments.  For naive, a "not ok"
 # of a verify boot is the expected result: the exit status is 0 when the
 # test caught lost data and 1 when it did not.
+#
+# Options:
+#   --cycles N       crash/verify cycles per mode (default 1)
+#   --modes LIST     comma-separated: sync, syncfs, overwrite, nosync (the
+#                    control: no sync, every fs2 file must be lost), or all
+#                    (all four; default sync)
+#   --fs TYPE        ext4, xfs, vfat, exfat, ext2, udf or minix (default ext4)
+#   --layout L       shared: two partitions of one disk, sysrq-b, two boots
+#                    flakey: dm-flakey on two disks, one boot (default shared)
+#   --profile P      disk profile: none, ssd or hdd (default none)
+#   --files N        fs2 files (default 1000)
+#   --writers1 N     fs1 writers, running through the sync (default 4)
+#   --writers2 N     fs2 writers, stopped before the sync (default 2)
+#   --size1 BYTES    fs1 file size (default 65536)
+#   --size2 BYTES    fs2 file size (default 16384)
+#   --budget MIB     fs1 data before the fs2 writers start (default 64)
+#   --pace-us US     fs1 writer pause per file after the budget (default 2000)
+#   --inflight       rewrite each fs2 file while its writeback may run
+#   --no-fault       do not load wbsync_fault.ko (sync(2) kicks the flushers)
+#   --wait-user      build wbsync_wait_user.ko (selftests/wait_inodes) and sync both
+#                    filesystems through its ->wait_inodes() (kernels with the series)
+#   --wait-user-skip as --wait-user, with a hook that skips the wait: the
+#                    negative control, which must lose files
+#   --trace          shared layout: trace the writeback works of the sync
+#                    (dumped before the crash, which it delays)
+#   --boot IMAGE     boot this kernel image instead of KERNEL's vmlinux
+#   --initrd FILE    with --boot: its initramfs (scripts/stock-initrd.sh)
+#   --timeout SEC    per boot (default 900)
+#   --out DIR        work directory (default output/integrity-KERNEL)
+#   --keep           keep the disk images of passing cycles
 set -uo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=scripts/crash-lib.sh
 . "$(dirname "$0")/crash-lib.sh"
 
-# shellcheck disable=SC2034 # used by crash-lib.sh
-prog=integrity.sh
 here=$WBSYNC_TOP/selftests/integrity
 
-usage()
-{
-	cat <<USAGE
-usage: integrity.sh KERNEL [options]
-  --cycles N       crash/verify cycles per mode (default 1)
-  --modes LIST     comma-separated: sync, syncfs, overwrite, nosync (the
-                   control: no sync, every fs2 file must be lost), or all
-                   (all four; default sync)
-  --fs TYPE        ext4, xfs, vfat, exfat, ext2, udf or minix (default ext4)
-  --layout L       shared: two partitions of one disk, sysrq-b, two boots
-                   flakey: dm-flakey on two disks, one boot (default shared)
-  --profile P      disk profile: none, ssd or hdd (default none)
-  --files N        fs2 files (default 1000)
-  --writers1 N     fs1 writers, running through the sync (default 4)
-  --writers2 N     fs2 writers, stopped before the sync (default 2)
-  --size1 BYTES    fs1 file size (default 65536)
-  --size2 BYTES    fs2 file size (default 16384)
-  --budget MIB     fs1 data before the fs2 writers start (default 64)
-  --pace-us US     fs1 writer pause per file after the budget (default 2000)
-  --inflight       rewrite each fs2 file while its writeback may run
-  --no-fault       do not load wbsync_fault.ko (sync(2) kicks the flushers)
-  --wait-user      build wbsync_wait_user.ko (selftests/wait_inodes) and sync both
-                   filesystems through its ->wait_inodes() (kernels with the series)
-  --wait-user-skip as --wait-user, with a hook that skips the wait: the
-                   negative control, which must lose files
-  --trace          shared layout: trace the writeback works of the sync
-                   (dumped before the crash, which it delays)
-  --boot IMAGE     boot this kernel image instead of KERNEL's vmlinux
-  --initrd FILE    with --boot: its initramfs (scripts/stock-initrd.sh)
-  --timeout SEC    per boot (default 900)
-  --out DIR        work directory (default output/integrity-KERNEL)
-  --keep           keep the disk images of passing cycles
-USAGE
-	exit 2
-}
-
 [ $# -gt 0 ] || usage_error "no kernel given (see --help)"
-case "$1" in -h|--help) usage ;; esac
 kernel=$1
 shift
 boot='' initrd='' wait_user=0 cycles=1 modes=sync fstype=ext4 layout=shared profile=none timeout=900 out='' keep=0
@@ -86,7 +77,7 @@ while [ $# -gt 0 ]; do
 	--initrd) need_arg "$@"; initrd=$2; shift 2 ;;
 	--out) need_arg "$@"; out=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
-	-h|--help) usage ;;
+	-h|--help) lab_help ;;
 	*) usage_error "unknown option '$1' (see --help)" ;;
 	esac
 done

@@ -14,6 +14,22 @@ die()
 	exit 1
 }
 
+# A bad argument or option: exit status 2, as for every lab script.
+usage_error()
+{
+	echo "${0##*/}: $*" >&2
+	exit 2
+}
+
+# -h or --help as the first argument of any lab script: its header
+# comment (from the line after the SPDX tag up to the code), exit 0.
+lab_help()
+{
+	sed -n '3,/^[^#]/{/^[^#]/d;s/^# \{0,1\}//;s/^#$//;p}' "$0"
+	exit 0
+}
+case "${1:-}" in -h|--help) lab_help ;; esac
+
 log()
 {
 	echo "[${0##*/}] $*" >&2

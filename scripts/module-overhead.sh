@@ -21,13 +21,13 @@ while getopts r:n:t:o: opt; do
 	n) nr=$OPTARG ;;
 	t) secs=$OPTARG ;;
 	o) out=$OPTARG ;;
-	*) die "$usage" ;;
+	*) usage_error "$usage" ;;
 	esac
 done
-[ $OPTIND -gt $# ] || die "$usage"
-[[ $nr =~ ^[1-5]$ ]] || die "-n must be 1 to 5, not '$nr'"
+[ $OPTIND -gt $# ] || usage_error "$usage"
+[[ $nr =~ ^[1-5]$ ]] || usage_error "-n must be 1 to 5, not '$nr'"
 for v in "$runs" "$secs"; do
-	[[ $v =~ ^[1-9][0-9]*$ ]] || die "-r and -t take positive numbers, not '$v'"
+	[[ $v =~ ^[1-9][0-9]*$ ]] || usage_error "-r and -t take positive numbers, not '$v'"
 done
 
 kdir=$("$WBSYNC_TOP/scripts/build-kernel.sh" patched) || die "building the patched kernel failed"

@@ -41,7 +41,7 @@ patched)
 	name=patched-$WBSYNC_VARIANT
 	;;
 stock)
-	[ "$WBSYNC_VARIANT" = default ] || die "-k stock has no $WBSYNC_VARIANT variant"
+	[ "$WBSYNC_VARIANT" = default ] || usage_error "-k stock has no $WBSYNC_VARIANT variant"
 	mapfile -t ki < <("$WBSYNC_TOP/scripts/stock-initrd.sh")
 	[ "${#ki[@]}" = 2 ] || die "no initramfs for Debian's stock kernel"
 	boot=(--kernel "${ki[0]}" --initrd "${ki[1]}")

@@ -14,7 +14,7 @@ vanilla=0
 case "${1:-}" in
 --vanilla) vanilla=1 ;;
 "") ;;
-*) die "usage: prepare-tree.sh [--vanilla]" ;;
+*) usage_error "usage: prepare-tree.sh [--vanilla]" ;;
 esac
 
 # The cache trees are scratch: no identity needed, and no automatic gc

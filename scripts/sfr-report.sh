@@ -22,12 +22,12 @@ while getopts r:t:n:o: opt; do
 	t) secs=$OPTARG ;;
 	n) every=$OPTARG ;;
 	o) out=$OPTARG ;;
-	*) die "$usage" ;;
+	*) usage_error "$usage" ;;
 	esac
 done
-[ $OPTIND -gt $# ] || die "$usage"
+[ $OPTIND -gt $# ] || usage_error "$usage"
 for v in "$runs" "$secs" "$every"; do
-	[[ $v =~ ^[1-9][0-9]*$ ]] || die "-r, -t and -n take positive numbers, not '$v'"
+	[[ $v =~ ^[1-9][0-9]*$ ]] || usage_error "-r, -t and -n take positive numbers, not '$v'"
 done
 
 kdir=$("$WBSYNC_TOP/scripts/build-kernel.sh" patched) || die "building the patched kernel failed"

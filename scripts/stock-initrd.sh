@@ -16,6 +16,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+[ $# -le 1 ] || usage_error "usage: stock-initrd.sh [ABI]"
 abi=${1:-$(stock_abi)-amd64}
 kernel=/boot/vmlinuz-$abi
 moddir=/lib/modules/$abi

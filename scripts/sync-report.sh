@@ -51,30 +51,30 @@ while getopts f:n:r:t:w:p:o:sc:k:R: opt; do
 	c) configs=$OPTARG ;;
 	k) kernels=$OPTARG ;;
 	R) render=$OPTARG ;;
-	*) die "$usage" ;;
+	*) usage_error "$usage" ;;
 	esac
 done
-[ $OPTIND -gt $# ] || die "$usage"
+[ $OPTIND -gt $# ] || usage_error "$usage"
 for f in $fstypes; do
 	case $f in
 	ext4|xfs|vfat|exfat|ext2) ;;
-	*) die "unknown filesystem type '$f' (ext4, xfs, vfat, exfat, ext2)" ;;
+	*) usage_error "unknown filesystem type '$f' (ext4, xfs, vfat, exfat, ext2)" ;;
 	esac
 done
 for n in $nrs; do
-	[[ "$n" =~ ^[1-5]$ ]] || die "a number of filesystems must be 1 to 5, not '$n'"
+	[[ "$n" =~ ^[1-5]$ ]] || usage_error "a number of filesystems must be 1 to 5, not '$n'"
 done
-[ -n "$fstypes" ] && [ -n "$nrs" ] || die "-f and -n need at least one value"
+[ -n "$fstypes" ] && [ -n "$nrs" ] || usage_error "-f and -n need at least one value"
 for k in $kernels; do
-	kernel_patches "$k" >/dev/null || die "unknown kernel '$k' (-k takes some of: $KERNEL_NAMES)"
+	kernel_patches "$k" >/dev/null || usage_error "unknown kernel '$k' (-k takes some of: $KERNEL_NAMES)"
 done
-[[ " $kernels " = *" patched "* ]] || die "-k must include patched"
+[[ " $kernels " = *" patched "* ]] || usage_error "-k must include patched"
 [ "$(wc -w <<<"$kernels")" = "$(tr ' ' '\n' <<<"$kernels" | sort -u | wc -l)" ] ||
-	die "-k lists a kernel twice: '$kernels'"
-[[ "$runs" =~ ^[1-9][0-9]*$ ]] || die "-r must be a positive number, not '$runs'"
-[[ "$secs" =~ ^[1-9][0-9]*$ ]] || die "-t must be a positive number, not '$secs'"
-case $writer in dd|c) ;; *) die "-w must be dd or c, not '$writer'" ;; esac
-case $profile in hdd|ssd|none) ;; *) die "-p must be hdd, ssd or none, not '$profile'" ;; esac
+	usage_error "-k lists a kernel twice: '$kernels'"
+[[ "$runs" =~ ^[1-9][0-9]*$ ]] || usage_error "-r must be a positive number, not '$runs'"
+[[ "$secs" =~ ^[1-9][0-9]*$ ]] || usage_error "-t must be a positive number, not '$secs'"
+case $writer in dd|c) ;; *) usage_error "-w must be dd or c, not '$writer'" ;; esac
+case $profile in hdd|ssd|none) ;; *) usage_error "-p must be hdd, ssd or none, not '$profile'" ;; esac
 
 if [ -n "$render" ]; then
 	out=$render

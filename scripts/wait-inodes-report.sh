@@ -23,14 +23,14 @@ while getopts r:t:w:p:o: opt; do
 	w) writers=$OPTARG ;;
 	p) profile=$OPTARG ;;
 	o) out=$OPTARG ;;
-	*) die "$usage" ;;
+	*) usage_error "$usage" ;;
 	esac
 done
-[ $OPTIND -gt $# ] || die "$usage"
+[ $OPTIND -gt $# ] || usage_error "$usage"
 for v in "$runs" "$secs" "$writers"; do
-	[[ $v =~ ^[1-9][0-9]*$ ]] || die "-r, -t and -w take positive numbers, not '$v'"
+	[[ $v =~ ^[1-9][0-9]*$ ]] || usage_error "-r, -t and -w take positive numbers, not '$v'"
 done
-case $profile in none|ssd|hdd) ;; *) die "-p takes none, ssd or hdd, not '$profile'" ;; esac
+case $profile in none|ssd|hdd) ;; *) usage_error "-p takes none, ssd or hdd, not '$profile'" ;; esac
 
 ksrc=$("$WBSYNC_TOP/scripts/prepare-tree.sh" --vanilla) || die "no base tree"
 kdir=$("$WBSYNC_TOP/scripts/build-kernel.sh" patched) || die "building the patched kernel failed"

@@ -56,7 +56,7 @@ expect_status()
 vm=("$top/scripts/vm-run" --kernel "$KERNEL" --quiet)
 
 ktap_print_header
-ktap_set_plan 32
+ktap_set_plan 34
 
 # Console scanner.
 ktap_test_result "scan-console passes a clean log" \
@@ -183,6 +183,42 @@ dkms_tree_ok()
 		{ ktap_print_msg "$(tail -n 5 "$tmp/dkms.log")"; return 1; }
 }
 ktap_test_result "make dkms-tree: the tracked module sources only, and they build" dkms_tree_ok
+
+# One vocabulary: every lab script answers -h with its synopsis (exit 0),
+# and a bad option or argument with exit status 2.
+help_ok()
+{
+	local f bad=0
+
+	for f in "$top"/scripts/*.sh "$top"/scripts/vm-run "$top"/scripts/tap-summary \
+		 "$top"/scripts/scan-console "$top"/scripts/guest-tests "$top"/scripts/lab-commands; do
+		case $f in */lib.sh|*/crash-lib.sh) continue ;; esac
+		if ! timeout 30 "$f" -h 2>&1 | grep -q "${f##*/}"; then
+			ktap_print_msg "${f##*/} -h: no synopsis, or a failure"
+			bad=1
+		fi
+	done
+	return $bad
+}
+ktap_test_result "every lab script answers -h with its synopsis" help_ok
+usage_status_ok()
+{
+	local c bad=0 rc
+
+	for c in "sync-report.sh -Z" "sync-report.sh -r x" "sfr-report.sh -Z" \
+		 "wait-inodes-report.sh -p floppy" "module-overhead.sh -n 9" \
+		 "module-stress.sh -k nightly" "fstests.sh -Z" "build-kernel.sh nightly" \
+		 "integrity.sh patched --nope" "holes.sh patched --hole h9" \
+		 "check.sh --nope" "prepare-tree.sh --nope" "bisect-check.sh x" \
+		 "build-module.sh" "stock-initrd.sh a b" "deps.sh --nope" "vm-run --nope"; do
+		# shellcheck disable=SC2086
+		timeout 30 "$top/scripts/"$c >/dev/null 2>&1
+		rc=$?
+		[ $rc = 2 ] || { ktap_print_msg "$c: exit status $rc, not 2"; bad=1; }
+	done
+	return $bad
+}
+ktap_test_result "bad options and arguments exit with status 2" usage_status_ok
 
 # vm-run: bad input is refused before QEMU starts.
 expect_error "vm-run refuses an unknown disk profile" "unknown disk profile" \
