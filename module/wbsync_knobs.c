@@ -20,7 +20,7 @@
  *
  * The series' s_op->wait_inodes has no knob: it is an indirect call
  * through the filesystem's operations, which no probe here can redirect;
- * selftests/wait_inodes/wbsync_wait_user.ko is its A/B.
+ * selftests/wait_inodes/test_modules/wbsync_wait_user.ko is its A/B.
  *
  * Knobs are armed after the kretprobes and only ever read module state.
  * A knob whose function does not exist (the series is not applied) or

@@ -108,7 +108,7 @@ declare -A module=([patched]=$WBSYNC_TOP/output/module-patched/module/wbsync.ko
 declare -A wait_user=([vanilla]="")
 if [ -n "${kdir[patched]:-}" ] &&
    wait_user[patched]=$("$WBSYNC_TOP/scripts/build-module.sh" "${kdir[patched]}" patched \
-			 "$WBSYNC_TOP/selftests/wait_inodes"); then
+			 "$WBSYNC_TOP/selftests/wait_inodes/test_modules"); then
 	result ok "wait_inodes test module builds against patched without W=1 or sparse warnings"
 else
 	wait_user[patched]=
@@ -187,10 +187,12 @@ selftests()
 	cat "$out/$k"/*.tap
 }
 
-# selftests/ as a kselftest target: copied to tools/testing/selftests/wbsync
-# of a copy of the base tree's kselftest framework, installed as
-# kselftest_install.sh does, and run by the kernel's run_kselftest.sh in a
-# patched guest, with a short load stress.
+# selftests/ as kselftest targets (wbsync, and wbsync/wait_inodes and
+# wbsync/integrity with their test modules built against the patched
+# kernel): copied to tools/testing/selftests/wbsync of a copy of the base
+# tree's kselftest framework, installed as kselftest_install.sh does, and
+# run by the kernel's run_kselftest.sh in a patched guest, with a short
+# load stress.
 kselftest_target()
 {
 	local tree=$WBSYNC_TOP/output/kselftest-tree inst=$WBSYNC_TOP/output/kselftest
@@ -200,7 +202,8 @@ kselftest_target()
 		cp -a "$ksrc/tools/testing/selftests" "$tree/tools/testing/" &&
 		cp "$ksrc/scripts/subarch.include" "$tree/scripts/" &&
 		cp -a "$WBSYNC_TOP/selftests" "$tree/tools/testing/selftests/wbsync" &&
-		make -s -C "$tree/tools/testing/selftests" TARGETS=wbsync \
+		make -s -C "$tree/tools/testing/selftests" KDIR="${kdir[patched]}" \
+			TARGETS="wbsync wbsync/wait_inodes wbsync/integrity" \
 			INSTALL_PATH="$inst" install >"$out/kselftest-install.log" 2>&1 ||
 		{ cat "$out/kselftest-install.log"; return 1; }
 	"$WBSYNC_TOP/scripts/vm-run" --quiet --accel tcg-single --kernel "${kdir[patched]}" \

@@ -102,7 +102,7 @@ else
 	exit 1
 fi
 if [ "$need_fault" = 1 ]; then
-	if ko=$("$WBSYNC_TOP/scripts/build-module.sh" "$kdir" "${work##*/}" "$here/fault" \
+	if ko=$("$WBSYNC_TOP/scripts/build-module.sh" "$kdir" "${work##*/}" "$here/test_modules" \
 		2>"$work/build-fault.log") && cp "$ko" "$work/bin/"; then
 		tap ok "build: wbsync_fault.ko against $kdir"
 	else

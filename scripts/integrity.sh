@@ -156,9 +156,9 @@ build_module()
 	echo "Bail out! cannot build the module of $1"
 	exit 1
 }
-build_module "$here/fault"
+build_module "$here/test_modules"
 if [ "$wait_user" = 1 ]; then
-	build_module "$WBSYNC_TOP/selftests/wait_inodes"
+	build_module "$WBSYNC_TOP/selftests/wait_inodes/test_modules"
 	gopts+=(--wait-user "$work/bin/wbsync_wait_user.ko")
 fi
 

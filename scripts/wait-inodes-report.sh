@@ -34,7 +34,7 @@ case $profile in none|ssd|hdd) ;; *) usage_error "-p takes none, ssd or hdd, not
 
 ksrc=$("$WBSYNC_TOP/scripts/prepare-tree.sh" --vanilla) || die "no base tree"
 kdir=$("$WBSYNC_TOP/scripts/build-kernel.sh" patched) || die "building the patched kernel failed"
-ko=$("$WBSYNC_TOP/scripts/build-module.sh" "$kdir" patched "$WBSYNC_TOP/selftests/wait_inodes") ||
+ko=$("$WBSYNC_TOP/scripts/build-module.sh" "$kdir" patched "$WBSYNC_TOP/selftests/wait_inodes/test_modules") ||
 	die "building wbsync_wait_user.ko failed"
 bin=$WBSYNC_TOP/output/selftests
 make -s -C "$WBSYNC_TOP/selftests" KSRC="$ksrc" OUTPUT="$bin" &&

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The series' s_op->wait_inodes hook, end to end, with its test-only user
-# wbsync_wait_user.ko (see wbsync_wait_user.c):
+# wbsync_wait_user.ko (see test_modules/wbsync_wait_user.c):
 #  - bad mount points are refused with a clear error and leave nothing hooked;
 #  - the hook runs exactly once per sync_inodes_sb() of its superblock
 #    (counted by a kprobe event on sync_inodes_sb_cutoff(), per device) and
@@ -13,11 +13,14 @@
 #  - unloading puts the generic walk back, also after an unmount.
 #
 # Needs $KSRC (ktap_helpers.sh), two disks in $WBSYNC_DISKS and
-# $WBSYNC_WAIT_USER (wbsync_wait_user.ko built against this kernel).
+# wbsync_wait_user.ko built against this kernel: $WBSYNC_WAIT_USER, else
+# test_modules/ next to this script (a kselftest install with KDIR).
 # shellcheck source=selftests/wbsync_lib.sh
 . "$(dirname "$0")/../wbsync_lib.sh"
 
-module=${WBSYNC_WAIT_USER:-}
+# set but empty: no module for this kernel (the lab says so for vanilla)
+module=${WBSYNC_WAIT_USER-$(cd "$(dirname "$0")" && pwd)/test_modules/wbsync_wait_user.ko}
+[ -n "${WBSYNC_WAIT_USER+set}" ] || [ -f "$module" ] || module=
 params=/sys/module/wbsync_wait_user/parameters
 tracing=/sys/kernel/tracing
 top=$(mktemp -d)
@@ -44,7 +47,7 @@ ktap_print_header
 # that build on its own).
 if [ -z "$module" ]; then
 	ktap_set_plan 1
-	ktap_test_skip "->wait_inodes() tests: no WBSYNC_WAIT_USER (a kernel without the hook)"
+	ktap_test_skip "->wait_inodes() tests: no wbsync_wait_user.ko (a kernel without the hook)"
 	exit 0
 fi
 read -r disk1 disk2 _ <<<"${WBSYNC_DISKS:-}"
