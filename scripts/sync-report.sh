@@ -6,9 +6,11 @@
 #                [-k KERNELS]
 # sync-report.sh -R OUTDIR
 #
-# The vanilla-versus-patched report.  For every filesystem type, number of
-# busy filesystems and kernel, boots the kernel once with that many disks
-# and runs selftests/sync_busy.sh RUNS times.  Writes OUTDIR/results.tsv
+# The vanilla-versus-patched report.  For every cell (filesystem type and
+# number of busy filesystems) and kernel, boots the kernel once with that
+# many disks and runs selftests/sync_busy.sh RUNS times.  A cell is
+# FSTYPE x each -n value, or FSTYPE:NR given in -f; an NR of "2s" puts
+# the filesystems on partitions of one disk (one bdi: the seed's layout).  Writes OUTDIR/results.tsv
 # (one line per run), OUTDIR/report.md (min/median/max sync seconds, the
 # ratio vanilla/patched of the medians, the bound) and OUTDIR/report.png,
 # and prints the table.  Defaults: -f "ext4 xfs vfat" -n 4 -r 5 -t 30
@@ -55,16 +57,22 @@ while getopts f:n:r:t:w:p:o:sc:k:R: opt; do
 	esac
 done
 [ $OPTIND -gt $# ] || usage_error "$usage"
-for f in $fstypes; do
-	case $f in
-	ext4|xfs|vfat|exfat|ext2) ;;
-	*) usage_error "unknown filesystem type '$f' (ext4, xfs, vfat, exfat, ext2)" ;;
-	esac
-done
-for n in $nrs; do
-	[[ "$n" =~ ^[1-5]$ ]] || usage_error "a number of filesystems must be 1 to 5, not '$n'"
-done
 [ -n "$fstypes" ] && [ -n "$nrs" ] || usage_error "-f and -n need at least one value"
+# The cells, "FSTYPE NR" each: -f FSTYPE:NR is that one cell, a bare
+# FSTYPE one cell per -n value.  NR is 1 to 5 busy filesystems on as
+# many disks, or with "s" (2s) on as many partitions of one disk.
+cell_list=()
+for f in $fstypes; do
+	case ${f%%:*} in
+	ext4|xfs|vfat|exfat|ext2) ;;
+	*) usage_error "unknown filesystem type '${f%%:*}' (ext4, xfs, vfat, exfat, ext2)" ;;
+	esac
+	for n in $([[ $f = *:* ]] && echo "${f#*:}" || echo "$nrs"); do
+		[[ "$n" =~ ^[1-5]s?$ ]] ||
+			usage_error "a number of filesystems must be 1 to 5 (2s: partitions of one disk), not '$n'"
+		cell_list+=("${f%%:*} $n")
+	done
+done
 for k in $kernels; do
 	kernel_patches "$k" >/dev/null || usage_error "unknown kernel '$k' (-k takes some of: $KERNEL_NAMES)"
 done
@@ -119,48 +127,54 @@ else
 	tsv=$out/results.tsv
 	printf 'kernel\tfstype\tnr_fs\trun\tsync_seconds\tdirty_bytes\twritten_bytes\tbound_seconds\tcpu_idle_pct\tdisk_busy_pct\n' >"$tsv"
 
-	cells=$(( $(wc -w <<<"$fstypes") * $(wc -w <<<"$nrs") * $(wc -w <<<"$kernels") ))
+	cells=$(( ${#cell_list[@]} * $(wc -w <<<"$kernels") ))
 	cell=0 failed=0
-	for f in $fstypes; do
-		for n in $nrs; do
-			# Alternate the kernels cell by cell, so that drift hits both.
-			for k in $kernels; do
-				cell=$((cell + 1))
-				dir=$out/$f-$n-$k
-				c=kernel
-				[ "$k" != patched ] || c=$configs
-				log "[$cell/$cells] $k: $n busy $f on $profile disks, $runs runs of ${secs} s${module:+ ($c)}"
-				if ! "$WBSYNC_TOP/scripts/vm-run" --quiet ${boot[$k]} --out "$dir" \
-					--disks "$n" --disk-size 2G --profile "$profile" \
-					--timeout $((300 + runs * (secs + 600))) -- \
-					env BUSY_WRITER="$WBSYNC_TOP/output/selftests/busy_writer" \
-					WBSYNC_MODULE="$module" \
-					"$WBSYNC_TOP/selftests/sync_busy.sh" -f "$f" -n "$n" \
-					-t "$secs" -r "$runs" -w "$writer" -c "$c"; then
-					log "  guest failed: see $dir/output and $dir/console.log"
-					failed=1
-				fi
-				awk -v k="$k" '/^# run=/ {
-					for (i = 2; i <= NF; i++) if ((e = index($i, "="))) v[substr($i, 1, e - 1)] = substr($i, e + 1)
-					label = (v["config"] == "" || v["config"] == "kernel") ? k : k "/" v["config"]
-					printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", label, v["fstype"], v["nr_fs"],
-						v["run"], v["sync_seconds"], v["dirty_bytes"],
-						v["written_bytes"], v["bound_seconds"], v["cpu_idle_pct"], v["disk_busy_pct"]
-					printf "  run %s %s: sync %.2f s, %.1f MiB dirty at start, %.1f MiB written, bound %.2f s, CPU idle %s %%, disk busy %s %%\n",
-						v["run"], label, v["sync_seconds"], v["dirty_bytes"] / 1048576,
-						v["written_bytes"] / 1048576, v["bound_seconds"],
-						v["cpu_idle_pct"], v["disk_busy_pct"] > "/dev/stderr"
-				}' "$dir/output" >>"$tsv"
-				cp "$dir/output" "$dir.tap" 2>/dev/null || true
-			done
+	for fn in "${cell_list[@]}"; do
+		read -r f n <<<"$fn"
+		# 2G a filesystem, on its own disk or on a partition of one
+		nr=${n%s} disks=(--disks "$nr" --disk-size 2G) layout=separate
+		[ "$n" = "$nr" ] || disks=(--disks 1 --disk-size $((2 * nr))G) layout=shared
+		# Alternate the kernels cell by cell, so that drift hits both.
+		for k in $kernels; do
+			cell=$((cell + 1))
+			dir=$out/$f-$n-$k
+			c=kernel
+			[ "$k" != patched ] || c=$configs
+			log "[$cell/$cells] $k: $nr busy $f ($layout) on $profile disks, $runs runs of ${secs} s${module:+ ($c)}"
+			if ! "$WBSYNC_TOP/scripts/vm-run" --quiet ${boot[$k]} --out "$dir" \
+				"${disks[@]}" --profile "$profile" \
+				--timeout $((300 + runs * (secs + 600))) -- \
+				env BUSY_WRITER="$WBSYNC_TOP/output/selftests/busy_writer" \
+				WBSYNC_MODULE="$module" \
+				"$WBSYNC_TOP/selftests/sync_busy.sh" -f "$f" -n "$nr" -l "$layout" \
+				-t "$secs" -r "$runs" -w "$writer" -c "$c"; then
+				log "  guest failed: see $dir/output and $dir/console.log"
+				failed=1
+			fi
+			awk -v k="$k" '/^# run=/ {
+				for (i = 2; i <= NF; i++) if ((e = index($i, "="))) v[substr($i, 1, e - 1)] = substr($i, e + 1)
+				label = (v["config"] == "" || v["config"] == "kernel") ? k : k "/" v["config"]
+				nr = v["nr_fs"] (v["layout"] == "shared" ? "s" : "")
+				printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", label, v["fstype"], nr,
+					v["run"], v["sync_seconds"], v["dirty_bytes"],
+					v["written_bytes"], v["bound_seconds"], v["cpu_idle_pct"], v["disk_busy_pct"]
+				printf "  run %s %s: sync %.2f s, %.1f MiB dirty at start, %.1f MiB written, bound %.2f s, CPU idle %s %%, disk busy %s %%\n",
+					v["run"], label, v["sync_seconds"], v["dirty_bytes"] / 1048576,
+					v["written_bytes"] / 1048576, v["bound_seconds"],
+					v["cpu_idle_pct"], v["disk_busy_pct"] > "/dev/stderr"
+			}' "$dir/output" >>"$tsv"
+			cp "$dir/output" "$dir.tap" 2>/dev/null || true
 		done
 	done
 
 fi
 
+# "2s" (busy filesystems on partitions of one disk) as the tables say it.
+AWK_BUSY='function busy(n) { return n ~ /s$/ ? substr(n, 1, length(n) - 1) " on one disk" : n }'
+
 # Per cell: min/median/max of sync seconds and the median bound.
 summary=$out/summary.tsv
-tail -n +2 "$tsv" | sort -t$'\t' -k2,2 -k3,3n -k1,1 -k5,5g | awk -F'\t' "$AWK_MEDIAN"'
+tail -n +2 "$tsv" | sort -t$'\t' -k2,2 -k3,3 -k1,1 -k5,5g | awk -F'\t' "$AWK_MEDIAN"'
 function flush() {
 	if (!cnt)
 		return
@@ -193,7 +207,7 @@ END { flush() }' >"$summary"
 	echo
 	echo "| fs | busy fs | vanilla | patched | vanilla/patched | bound | patched/bound | CPU idle, disk busy (vanilla; patched) |"
 	echo "|---|---|---|---|---|---|---|---|"
-	awk -F'\t' '
+	awk -F'\t' "$AWK_BUSY"'
 	function regime(idle, busy) {
 		if (idle == "" || idle == "-")
 			return "-"
@@ -207,7 +221,7 @@ END { flush() }' >"$summary"
 		for (i = 1; i <= o; i++) {
 			key = order[i]; split(key, fk, "\t")
 			v = med[key, "vanilla"]; p = med[key, "patched"]; b = bound[key, "patched"]
-			printf "| %s | %s | %s | %s | %s | %s | %s | %s; %s |\n", fk[1], fk[2],
+			printf "| %s | %s | %s | %s | %s | %s | %s | %s; %s |\n", fk[1], busy(fk[2]),
 				cell[key, "vanilla"], cell[key, "patched"],
 				(p > 0 && v != "") ? sprintf("%.2fx", v / p) : "-",
 				b != "" ? sprintf("%.2f", b) : "-",
@@ -224,7 +238,7 @@ END { flush() }' >"$summary"
 		echo
 		echo "| fs | busy fs | configuration | sync seconds | vs patched | vs vanilla |"
 		echo "|---|---|---|---|---|---|"
-		awk -F'\t' '
+		awk -F'\t' "$AWK_BUSY"'
 		{ key = $1 "\t" $2; med[key, $3] = $6; row[NR] = $0 }
 		END {
 			for (i = 1; i <= NR; i++) {
@@ -232,7 +246,7 @@ END { flush() }' >"$summary"
 				if (r[3] !~ /^patched\//)
 					continue
 				key = r[1] "\t" r[2]; p = med[key, "patched"]; v = med[key, "vanilla"]
-				printf "| %s | %s | %s | %.2f / %.2f / %.2f | %s | %s |\n", r[1], r[2],
+				printf "| %s | %s | %s | %.2f / %.2f / %.2f | %s | %s |\n", r[1], busy(r[2]),
 					substr(r[3], 9), r[5], r[6], r[7],
 					(p > 0 ? sprintf("%+.1f%%", (r[6] / p - 1) * 100) : "-"),
 					(v > 0 ? sprintf("%.2fx", r[6] / v) : "-")
@@ -255,7 +269,7 @@ END { flush() }' >"$summary"
 		for k in $kernels; do printf -- '---|'; done
 		for k in $kernels; do [ "$k" = vanilla ] || printf -- '---|'; done
 		echo '---|'
-		awk -F'\t' -v kernels="$kernels" '
+		awk -F'\t' -v kernels="$kernels" "$AWK_BUSY"'
 		{ key = $1 "\t" $2; cell[key, $3] = sprintf("%.2f / %.2f / %.2f", $5, $6, $7)
 		  med[key, $3] = $6; reg[key, $3] = $9 == "-" ? "-" : $9 "/" $10
 		  if (!(key in seen)) { seen[key] = 1; order[++o] = key } }
@@ -263,7 +277,7 @@ END { flush() }' >"$summary"
 			nk = split(kernels, ks, " ")
 			for (i = 1; i <= o; i++) {
 				key = order[i]; split(key, fk, "\t")
-				line = "| " fk[1] " | " fk[2] " |"; regs = ""
+				line = "| " fk[1] " | " busy(fk[2]) " |"; regs = ""
 				for (j = 1; j <= nk; j++) {
 					line = line " " ((key, ks[j]) in cell ? cell[key, ks[j]] : "-") " |"
 					regs = regs (j > 1 ? "; " : "") ((key, ks[j]) in reg ? reg[key, ks[j]] : "-")
@@ -283,7 +297,8 @@ END { flush() }' >"$summary"
 
 # One cluster per (fs, busy fs), one bar per kernel: medians, min-max
 # error bars.
-awk -F'\t' -v kernels="$kernels" '{ key = $1 " x" $2; if (!(key in row)) { row[key] = ++r; name[r] = key }
+awk -F'\t' -v kernels="$kernels" "$AWK_BUSY"'
+	{ key = $1 " x" busy($2); if (!(key in row)) { row[key] = ++r; name[r] = key }
 	     v[key, $3] = $5 " " $6 " " $7 }
 	END { nk = split(kernels, ks, " ")
 	      for (i = 1; i <= r; i++) {

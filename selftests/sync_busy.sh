@@ -1,12 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# sync_busy.sh [-f FSTYPE] [-n NR_FS] [-t SECONDS] [-r RUNS] [-w dd|c]
-#              [-c CONFIGS]
+# sync_busy.sh [-f FSTYPE] [-n NR_FS] [-l separate|shared] [-t SECONDS]
+#              [-r RUNS] [-w dd|c] [-c CONFIGS]
 #
 # The seed's sync-under-load measurement, in a wbsync guest (KTAP).  Each
 # run makes FSTYPE (ext4, xfs, vfat, exfat or ext2) on the first NR_FS disks of
-# $WBSYNC_DISKS, keeps every filesystem busy creating 16 KiB files for
+# $WBSYNC_DISKS (-l shared: on NR_FS partitions of the first disk, one bdi,
+# the seed's "two ext4 on one drive"), keeps every filesystem busy creating 16 KiB files for
 # SECONDS (writers: the seed's dd loops, or busy_writer, the same pattern
 # without a fork per file), then times sync(1) with sync_measure.sh.
 #
@@ -25,12 +26,13 @@
 # superblock and phase) are kept in $WBSYNC_OUT/stats-RUN-CONFIG.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-fstype=ext4 nr=1 secs=40 runs=1 writer=c configs=kernel
-usage="usage: sync_busy.sh [-f FSTYPE] [-n NR_FS] [-t SECONDS] [-r RUNS] [-w dd|c] [-c CONFIGS]"
-while getopts f:n:t:r:w:c: opt; do
+fstype=ext4 nr=1 layout=separate secs=40 runs=1 writer=c configs=kernel
+usage="usage: sync_busy.sh [-f FSTYPE] [-n NR_FS] [-l separate|shared] [-t SECONDS] [-r RUNS] [-w dd|c] [-c CONFIGS]"
+while getopts f:n:l:t:r:w:c: opt; do
 	case $opt in
 	f) fstype=$OPTARG ;;
 	n) nr=$OPTARG ;;
+	l) layout=$OPTARG ;;
 	t) secs=$OPTARG ;;
 	r) runs=$OPTARG ;;
 	w) writer=$OPTARG ;;
@@ -52,9 +54,29 @@ esac
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || fail "-r must be a positive number, not '$runs'"
 case $writer in dd|c) ;; *) fail "-w must be dd or c, not '$writer'" ;; esac
 read -r -a disks <<<"${WBSYNC_DISKS:-}"
-[ "${#disks[@]}" -ge "$nr" ] || fail "need $nr disks, have ${#disks[@]} (WBSYNC_DISKS)"
-disks=("${disks[@]:0:nr}")
-names=("${disks[@]#/dev/}")
+case $layout in
+separate)
+	[ "${#disks[@]}" -ge "$nr" ] || fail "need $nr disks, have ${#disks[@]} (WBSYNC_DISKS)"
+	disks=("${disks[@]:0:nr}")
+	names=("${disks[@]#/dev/}")
+	;;
+shared)
+	# "disks" are then the partitions; the one disk is what sync_measure.sh reads
+	[ -b "${disks[0]:-}" ] || fail "need a disk in WBSYNC_DISKS"
+	names=("${disks[0]#/dev/}")
+	sz=$(($(blockdev --getsz "${disks[0]}") / nr))
+	{ echo "label: gpt"; for ((k = 1; k < nr; k++)); do echo ",$sz"; done; echo ","; } |
+		sfdisk -q "${disks[0]}" >/dev/null || fail "cannot partition ${disks[0]}"
+	blockdev --rereadpt "${disks[0]}" 2>/dev/null
+	parts=()
+	for ((k = 1; k <= nr; k++)); do
+		[ -b "${disks[0]}$k" ] || fail "no partition ${disks[0]}$k"
+		parts+=("${disks[0]}$k")
+	done
+	disks=("${parts[@]}")
+	;;
+*) fail "-l must be separate or shared, not '$layout'" ;;
+esac
 for c in $configs; do
 	case $c in
 	kernel|wbsync) ;;
@@ -172,7 +194,7 @@ for ((r = 1; r <= runs; r++)); do
 			continue
 		fi
 		bound=$(echo "scale=3; $max / $rate" | bc)
-		echo "# run=$r config=$c fstype=$fstype nr_fs=$nr writer=$writer $res bound_seconds=$bound"
+		echo "# run=$r config=$c fstype=$fstype nr_fs=$nr layout=$layout writer=$writer $res bound_seconds=$bound"
 		echo "ok $n run $r $c"
 	done
 done
