@@ -10,14 +10,16 @@
 # number of busy filesystems) and kernel, boots the kernel once with that
 # many disks and runs selftests/sync_busy.sh RUNS times.  A cell is
 # FSTYPE x each -n value, or FSTYPE:NR given in -f; an NR of "2s" puts
-# the filesystems on partitions of one disk (one bdi: the seed's layout).  Writes OUTDIR/results.tsv
-# (one line per run), OUTDIR/report.md (min/median/max sync seconds, the
-# ratio vanilla/patched of the medians, the bound) and OUTDIR/report.png,
-# and prints the table.  Defaults: -f "ext4 xfs vfat" -n 4 -r 5 -t 30
-# -p hdd -o output/report -w c (busy_writer, the seed's dd loops without a
-# fork per file; the dd loops themselves, -w dd, dirty so little under TCG
-# that vfat stays almost idle).  --short is the make check mode:
-# -f ext4 -n 2 -r 3 -t 5.  The kernels are the lab's builds (build-kernel.sh);
+# the filesystems on partitions of one disk (one bdi: the seed's layout).
+# Writes OUTDIR/results.tsv (one line per run), OUTDIR/report.md
+# (min/median/max sync seconds, the ratio vanilla/patched of the medians,
+# the bound) and OUTDIR/report.png, and prints the table.  Defaults (make
+# demo's): -f "ext4:4 ext4:2s vfat:4 exfat:4" -k "vanilla for_sync cutoff
+# patched" -r 5 -t 10 -p hdd -o output/report -w c (busy_writer, the
+# seed's dd loops without a fork per file; the dd loops themselves, -w dd,
+# dirty so little under TCG that vfat stays almost idle); -n (default 4)
+# applies to a bare FSTYPE.  --short is the make check mode: -f ext4 -n 2
+# -r 3 -t 5 -k "vanilla patched".  The kernels are the lab's builds (build-kernel.sh);
 # with -s, "vanilla" is Debian's stock kernel of the same source instead
 # (another config: fine for a smoke run, not for the numbers).  -c runs
 # the patched kernel's runs once per configuration of sync_busy.sh -c
@@ -32,14 +34,15 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-fstypes="ext4 xfs vfat" nrs=4 runs=5 secs=30 writer=c profile=hdd
+fstypes="ext4:4 ext4:2s vfat:4 exfat:4" nrs=4 runs=5 secs=10 writer=c profile=hdd
+kernels="vanilla for_sync cutoff patched"
 out=$WBSYNC_TOP/output/report
 if [ "${1:-}" = --short ]; then
-	fstypes=ext4 nrs=2 runs=3 secs=5
+	fstypes=ext4 nrs=2 runs=3 secs=5 kernels="vanilla patched"
 	shift
 fi
 usage="usage: sync-report.sh [--short] [-f FSTYPES] [-n NR_FS_LIST] [-r RUNS] [-t SECONDS] [-w dd|c] [-p PROFILE] [-o OUTDIR] [-s] [-c CONFIGS] [-k KERNELS] | -R OUTDIR"
-stock=0 configs=kernel render='' kernels="vanilla patched"
+stock=0 configs=kernel render=''
 while getopts f:n:r:t:w:p:o:sc:k:R: opt; do
 	case $opt in
 	f) fstypes=$OPTARG ;;
