@@ -1,25 +1,26 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# module-overhead.sh [-r RUNS] [-n NR_FS] [-t SECONDS] [-o OUTDIR]
+# module-overhead.sh [-r RUNS] [-n NR_FS] [-t SECONDS] [-p PROFILE] [-o OUTDIR]
 #
 # What wbsync.ko costs, in one boot of the patched kernel: the time per
 # probe event (selftests/module_overhead.sh: syncfs(2) on an idle
 # filesystem, without and with the module, alternating), and sync(2) under
 # the reproducer's load without and with the module (sync_busy.sh -c
-# "kernel wbsync", RUNS runs of each, NR_FS busy ext4 filesystems on hdd
-# disks, SECONDS of writing).  Writes OUTDIR/report.md and prints it.
-# Defaults: -r 5 -n 4 -t 30 -o output/module-overhead.
+# "kernel wbsync", RUNS runs of each, NR_FS busy ext4 filesystems on
+# PROFILE disks, SECONDS of writing).  Writes OUTDIR/report.md and prints
+# it.  Defaults: -r 5 -n 4 -t 30 -p hdd -o output/module-overhead.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-runs=5 nr=4 secs=30 out=$WBSYNC_TOP/output/module-overhead
-usage="usage: module-overhead.sh [-r RUNS] [-n NR_FS] [-t SECONDS] [-o OUTDIR]"
-while getopts r:n:t:o: opt; do
+runs=5 nr=4 secs=30 out=$WBSYNC_TOP/output/module-overhead profile=hdd
+usage="usage: module-overhead.sh [-r RUNS] [-n NR_FS] [-t SECONDS] [-p none|ssd|hdd] [-o OUTDIR]"
+while getopts r:n:t:p:o: opt; do
 	case $opt in
 	r) runs=$OPTARG ;;
 	n) nr=$OPTARG ;;
 	t) secs=$OPTARG ;;
+	p) profile=$OPTARG ;;
 	o) out=$OPTARG ;;
 	*) usage_error "$usage" ;;
 	esac
@@ -29,6 +30,7 @@ done
 for v in "$runs" "$secs"; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || usage_error "-r and -t take positive numbers, not '$v'"
 done
+case $profile in none|ssd|hdd) ;; *) usage_error "-p takes none, ssd or hdd, not '$profile'" ;; esac
 
 kdir=$("$WBSYNC_TOP/scripts/build-kernel.sh" patched) || die "building the patched kernel failed"
 ko=$("$WBSYNC_TOP/scripts/build-module.sh" "$kdir" patched) || die "building wbsync.ko failed"
@@ -39,7 +41,7 @@ rm -rf "$out"
 mkdir -p "$out"
 log "probe cost, then $runs runs of sync(2) with $nr busy ext4 filesystems, without and with wbsync.ko"
 "$WBSYNC_TOP/scripts/vm-run" --quiet --kernel "$kdir" --out "$out/guest" --disks "$nr" \
-	--disk-size 2G --profile hdd --timeout $((600 + runs * 2 * (secs + 300))) -- \
+	--disk-size 2G --profile "$profile" --timeout $((600 + runs * 2 * (secs + 300))) -- \
 	env WBSYNC_MODULE="$ko" BUSY_WRITER="$WBSYNC_TOP/output/selftests/busy_writer" \
 	bash -c "$WBSYNC_TOP/selftests/module_overhead.sh && $WBSYNC_TOP/selftests/sync_busy.sh -f ext4 -n $nr -t $secs -r $runs -c 'kernel wbsync'" &&
 	failed=0 || failed=$?

@@ -1,43 +1,45 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# sfr-report.sh [-r RUNS] [-t SECONDS] [-n EVERY] [-o OUTDIR]
+# sfr-report.sh [-r RUNS] [-t SECONDS] [-e EVERY] [-p PROFILE] [-o OUTDIR]
 #
 # The sync_file_range(2) benchmark: boots the patched kernel with wbsync.ko
-# on one throttled "hdd" disk and runs selftests/sfr_bench.sh (fio,
+# on one throttled disk (profile PROFILE) and runs selftests/sfr_bench.sh (fio,
 # sync_file_range=write:EVERY) RUNS times with SYNC_FILE_RANGE_WRITE as the
 # kernel does it (WB_SYNC_NONE) and with WB_SYNC_ALL forced by the module's
 # sfr_sync_mode knob, alternating.  Writes OUTDIR/results.tsv (one line per
 # run) and OUTDIR/report.md (min / median / max per mode, the ratio of the
-# medians) and prints the table.  Defaults: -r 5 -t 30 -n 16
+# medians) and prints the table.  Defaults: -r 5 -t 30 -e 16 -p hdd
 # -o output/sfr-report.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-runs=5 secs=30 every=16 out=$WBSYNC_TOP/output/sfr-report
-usage="usage: sfr-report.sh [-r RUNS] [-t SECONDS] [-n EVERY] [-o OUTDIR]"
-while getopts r:t:n:o: opt; do
+runs=5 secs=30 every=16 profile=hdd out=$WBSYNC_TOP/output/sfr-report
+usage="usage: sfr-report.sh [-r RUNS] [-t SECONDS] [-e EVERY] [-p none|ssd|hdd] [-o OUTDIR]"
+while getopts r:t:e:p:o: opt; do
 	case $opt in
 	r) runs=$OPTARG ;;
 	t) secs=$OPTARG ;;
-	n) every=$OPTARG ;;
+	e) every=$OPTARG ;;
+	p) profile=$OPTARG ;;
 	o) out=$OPTARG ;;
 	*) usage_error "$usage" ;;
 	esac
 done
 [ $OPTIND -gt $# ] || usage_error "$usage"
 for v in "$runs" "$secs" "$every"; do
-	[[ $v =~ ^[1-9][0-9]*$ ]] || usage_error "-r, -t and -n take positive numbers, not '$v'"
+	[[ $v =~ ^[1-9][0-9]*$ ]] || usage_error "-r, -t and -e take positive numbers, not '$v'"
 done
+case $profile in none|ssd|hdd) ;; *) usage_error "-p takes none, ssd or hdd, not '$profile'" ;; esac
 
 kdir=$("$WBSYNC_TOP/scripts/build-kernel.sh" patched) || die "building the patched kernel failed"
 ko=$("$WBSYNC_TOP/scripts/build-module.sh" "$kdir" patched) || die "building wbsync.ko failed"
 rm -rf "$out"
 mkdir -p "$out"
 log "fio with sync_file_range=write:$every, $runs runs of $secs s per mode (about $((runs * 2 * (secs + 5) / 60 + 1)) minutes)"
-"$WBSYNC_TOP/scripts/vm-run" --kernel "$kdir" --out "$out/guest" --disks 1 --profile hdd \
+"$WBSYNC_TOP/scripts/vm-run" --kernel "$kdir" --out "$out/guest" --disks 1 --profile "$profile" \
 	--timeout $((runs * 2 * (secs + 60) + 300)) -- env WBSYNC_MODULE="$ko" \
-	"$WBSYNC_TOP/selftests/sfr_bench.sh" -r "$runs" -t "$secs" -n "$every" &&
+	"$WBSYNC_TOP/selftests/sfr_bench.sh" -r "$runs" -t "$secs" -e "$every" &&
 	failed=0 || failed=$?
 
 tsv=$out/results.tsv
@@ -63,7 +65,7 @@ done
 	echo "Kernel: patched ($(series_files | wc -l) patches), one boot, wbsync.ko's sfr_sync_mode" \
 		"knob alternating auto/all; fio: random 8 KiB buffered overwrites of an 8 MiB file (a hot set)" \
 		"on ext4, sync_file_range(SYNC_FILE_RANGE_WRITE) every $every writes, $runs runs of" \
-		"$secs s per mode, one hdd disk.  min / median / max over the runs; latencies in" \
+		"$secs s per mode, one $profile disk.  min / median / max over the runs; latencies in" \
 		"microseconds (write: fio's completion latency of each write(2); sync_file_range:" \
 		"of each call)."
 	echo

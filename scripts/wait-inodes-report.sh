@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# wait-inodes-report.sh [-r RUNS] [-t SECONDS] [-w WRITERS] [-p PROFILE] [-o OUTDIR]
+# wait-inodes-report.sh [-r RUNS] [-t SECONDS] [-W WRITERS] [-p PROFILE] [-o OUTDIR]
 #
 # The s_op->wait_inodes benchmark: boots the patched kernel on one disk and
 # runs selftests/wait_inodes/wait_inodes_bench.sh: syncfs(2) in a loop
@@ -9,18 +9,18 @@
 # the test-only hook wrapping it, and with the hook skipping it.  Writes
 # OUTDIR/results.tsv (one line per run) and OUTDIR/report.md (min / median
 # / max per mode; sys time per syncfs(2) is what the walk costs in CPU)
-# and prints the table.  Defaults: -r 5 -t 20 -w 4 -p hdd
+# and prints the table.  Defaults: -r 5 -t 20 -W 4 -p hdd
 # -o output/wait-inodes.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 runs=5 secs=20 writers=4 profile=hdd out=$WBSYNC_TOP/output/wait-inodes
-usage="usage: wait-inodes-report.sh [-r RUNS] [-t SECONDS] [-w WRITERS] [-p none|ssd|hdd] [-o OUTDIR]"
-while getopts r:t:w:p:o: opt; do
+usage="usage: wait-inodes-report.sh [-r RUNS] [-t SECONDS] [-W WRITERS] [-p none|ssd|hdd] [-o OUTDIR]"
+while getopts r:t:W:p:o: opt; do
 	case $opt in
 	r) runs=$OPTARG ;;
 	t) secs=$OPTARG ;;
-	w) writers=$OPTARG ;;
+	W) writers=$OPTARG ;;
 	p) profile=$OPTARG ;;
 	o) out=$OPTARG ;;
 	*) usage_error "$usage" ;;
@@ -28,7 +28,7 @@ while getopts r:t:w:p:o: opt; do
 done
 [ $OPTIND -gt $# ] || usage_error "$usage"
 for v in "$runs" "$secs" "$writers"; do
-	[[ $v =~ ^[1-9][0-9]*$ ]] || usage_error "-r, -t and -w take positive numbers, not '$v'"
+	[[ $v =~ ^[1-9][0-9]*$ ]] || usage_error "-r, -t and -W take positive numbers, not '$v'"
 done
 case $profile in none|ssd|hdd) ;; *) usage_error "-p takes none, ssd or hdd, not '$profile'" ;; esac
 
@@ -46,7 +46,7 @@ log "syncfs(2) under $writers small-file writers: $runs runs of $secs s per mode
 "$WBSYNC_TOP/scripts/vm-run" --kernel "$kdir" --out "$out/guest" --disks 1 --disk-size 8G --profile "$profile" \
 	--timeout $((runs * 3 * (secs + 60) + 300)) -- \
 	env WBSYNC_WAIT_USER="$ko" WBSYNC_BIN="$bin" \
-	"$WBSYNC_TOP/selftests/wait_inodes/wait_inodes_bench.sh" -r "$runs" -t "$secs" -w "$writers" &&
+	"$WBSYNC_TOP/selftests/wait_inodes/wait_inodes_bench.sh" -r "$runs" -t "$secs" -W "$writers" &&
 	failed=0 || failed=$?
 
 raw=$out/guest/wait-inodes.txt

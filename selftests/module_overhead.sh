@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# module_overhead.sh [-n CALLS] [-r ROUNDS]
+# module_overhead.sh [-N CALLS] [-r ROUNDS]
 #
 # The cost of wbsync.ko's probes per event, in a wbsync guest: on an idle
 # ext4 filesystem on the first disk of $WBSYNC_DISKS, times CALLS
@@ -12,16 +12,16 @@
 # Needs $WBSYNC_MODULE.
 set -u
 calls=2000 rounds=5
-while getopts n:r: opt; do
+while getopts N:r: opt; do
 	case $opt in
-	n) calls=$OPTARG ;;
+	N) calls=$OPTARG ;;
 	r) rounds=$OPTARG ;;
-	*) echo "usage: module_overhead.sh [-n CALLS] [-r ROUNDS]" >&2; exit 2 ;;
+	*) echo "usage: module_overhead.sh [-N CALLS] [-r ROUNDS]" >&2; exit 2 ;;
 	esac
 done
 fail() { echo "module_overhead.sh: $*" >&2; exit 2; }
 for v in "$calls" "$rounds"; do
-	[[ $v =~ ^[1-9][0-9]*$ ]] || fail "-n and -r take positive numbers, not '$v'"
+	[[ $v =~ ^[1-9][0-9]*$ ]] || fail "-N and -r take positive numbers, not '$v'"
 done
 read -r disk _ <<<"${WBSYNC_DISKS:-}"
 [ -b "${disk:-}" ] || fail "no disk in WBSYNC_DISKS"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# sfr_bench.sh [-r RUNS] [-t SECONDS] [-n EVERY]
+# sfr_bench.sh [-r RUNS] [-t SECONDS] [-e EVERY]
 #
 # The sync_file_range(2) benchmark, in a wbsync guest: the fio job of
 # sfr_bench.fio on ext4 on the first disk of $WBSYNC_DISKS, RUNS times in
@@ -14,18 +14,18 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 runs=5 secs=30 every=16
-usage="usage: sfr_bench.sh [-r RUNS] [-t SECONDS] [-n EVERY]"
-while getopts r:t:n: opt; do
+usage="usage: sfr_bench.sh [-r RUNS] [-t SECONDS] [-e EVERY]"
+while getopts r:t:e: opt; do
 	case $opt in
 	r) runs=$OPTARG ;;
 	t) secs=$OPTARG ;;
-	n) every=$OPTARG ;;
+	e) every=$OPTARG ;;
 	*) echo "$usage" >&2; exit 2 ;;
 	esac
 done
 fail() { echo "sfr_bench.sh: $*" >&2; exit 2; }
 for v in "$runs" "$secs" "$every"; do
-	[[ $v =~ ^[1-9][0-9]*$ ]] || fail "-r, -t and -n take positive numbers, not '$v'"
+	[[ $v =~ ^[1-9][0-9]*$ ]] || fail "-r, -t and -e take positive numbers, not '$v'"
 done
 read -r disk _ <<<"${WBSYNC_DISKS:-}"
 [ -b "${disk:-}" ] || fail "no disk in WBSYNC_DISKS"

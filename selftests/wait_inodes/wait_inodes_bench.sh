@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# wait_inodes_bench.sh [-r RUNS] [-t SECONDS] [-w WRITERS]
+# wait_inodes_bench.sh [-r RUNS] [-t SECONDS] [-W WRITERS]
 #
 # What the generic wait_sb_inodes() walk costs under many small creates,
 # in a wbsync guest.  Per run and mode: a fresh ext4 on the first disk of
@@ -19,18 +19,18 @@
 # and $WBSYNC_BIN (busy_writer, syncfs_loop).
 set -u
 runs=5 secs=20 writers=4
-usage="usage: wait_inodes_bench.sh [-r RUNS] [-t SECONDS] [-w WRITERS]"
-while getopts r:t:w: opt; do
+usage="usage: wait_inodes_bench.sh [-r RUNS] [-t SECONDS] [-W WRITERS]"
+while getopts r:t:W: opt; do
 	case $opt in
 	r) runs=$OPTARG ;;
 	t) secs=$OPTARG ;;
-	w) writers=$OPTARG ;;
+	W) writers=$OPTARG ;;
 	*) echo "$usage" >&2; exit 2 ;;
 	esac
 done
 fail() { echo "wait_inodes_bench.sh: $*" >&2; exit 2; }
 for v in "$runs" "$secs" "$writers"; do
-	[[ $v =~ ^[1-9][0-9]*$ ]] || fail "-r, -t and -w take positive numbers, not '$v'"
+	[[ $v =~ ^[1-9][0-9]*$ ]] || fail "-r, -t and -W take positive numbers, not '$v'"
 done
 read -r disk _ <<<"${WBSYNC_DISKS:-}"
 [ -b "${disk:-}" ] || fail "no disk in WBSYNC_DISKS"
