@@ -339,6 +339,11 @@ if [ -n "${boot[vanilla]:-}" ] && [ -n "${boot[patched]:-}" ]; then
 fi
 
 echo
-# The closing line, also kept in output/check/summary for README's reader.
-"$WBSYNC_TOP/scripts/tap-summary" "${taps[@]}" | tee "$out/summary"
+# The closing line, also kept in output/check/summary for README's reader,
+# after what ran and how long it took.
+{
+	echo "# $(date -u '+%F %H:%M') UTC, series: $(series_files | wc -l) patches" \
+		"($(series_files | hash_files)), $((SECONDS / 60)) min"
+	"$WBSYNC_TOP/scripts/tap-summary" "${taps[@]}"
+} | tee "$out/summary"
 exit "${PIPESTATUS[0]}"
