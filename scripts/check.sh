@@ -147,7 +147,10 @@ if [ -n "${kdir[patched]:-}" ] && [ "$debug" = 0 ]; then
 	taps+=("$out/lab_test.tap")
 fi
 
-# The guest selftests; guest-tests writes NAME.tap for each.
+# The guest selftests; guest-tests writes NAME.tap for each.  KASAN and
+# lockdep make the debug guest several times slower.
+guest_timeout=900
+[ "$debug" = 0 ] || guest_timeout=3600
 guest_progs=("$WBSYNC_TOP/output/selftests/smoke_test"
 	     "$WBSYNC_TOP/selftests/module_test.sh"
 	     "$WBSYNC_TOP/selftests/module_stress.sh"
@@ -163,7 +166,7 @@ guest_selftests()
 
 	# shellcheck disable=SC2086
 	"$WBSYNC_TOP/scripts/vm-run" --quiet --accel tcg-single ${boot[$k]} --out "$out/$k" \
-		--disks 2 --disk-size 1G --profile hdd --timeout 900 -- \
+		--disks 2 --disk-size 1G --profile hdd --timeout "$guest_timeout" -- \
 		env KSRC="$ksrc" WBSYNC_MODULE="${module[$k]}" WBSYNC_STRESS_LOADS=10 \
 		WBSYNC_WAIT_USER="${wait_user[$k]}" WBSYNC_BIN="$WBSYNC_TOP/output/selftests" \
 		"$WBSYNC_TOP/scripts/guest-tests" "${guest_progs[@]}"
