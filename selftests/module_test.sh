@@ -88,7 +88,8 @@ ktap_test_result "sync_file_range events carry the writeback mode" traced_sfr_mo
 
 before=$(cat $dbg/enable)
 bad=0
-for v in abc 2 1x -1 ' 1' '' "$(printf '1\n1')" "$(head -c 200 /dev/zero | tr '\0' 1)"; do
+# (printf writes "1\n1\n" as two lines, two valid writes: not malformed)
+for v in abc 2 1x -1 ' 1' '' 0x2 "$(head -c 200 /dev/zero | tr '\0' 1)"; do
 	printf '%s\n' "$v" >$dbg/enable 2>/dev/null && bad=1
 done
 for v in 0 2 x; do
