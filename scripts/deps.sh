@@ -32,6 +32,8 @@ table=(
 	"python3:" "python3-minimal: python3"
 	"sparse: sparse"
 	"rsync: rsync"
+	# make dkms-tree's user (lab_test)
+	"dkms: dkms"
 	# guests
 	"qemu-system-x86: qemu-system-x86_64"
 	"busybox: busybox"

@@ -3,7 +3,7 @@
  * busy_writer - the seed reproducer's dd writers, without a fork and exec
  * per file, so that the load is the same under TCG as on hardware.
  *
- *   busy_writer [-w WRITERS] [-s SIZE] [-n FILES] DIR...
+ *   busy_writer [-W WRITERS] [-s SIZE] [-F FILES] DIR...
  *
  * In each DIR, WRITERS processes (10 in the seed) each create DIR/dirI/J
  * for J = 0 .. FILES-1 (40000), writing SIZE bytes (16 KiB) in 4 KiB
@@ -95,20 +95,20 @@ int main(int argc, char **argv)
 	pid_t *pids;
 	long nproc, running;
 
-	while ((opt = getopt(argc, argv, "w:s:n:")) != -1) {
+	while ((opt = getopt(argc, argv, "W:s:F:")) != -1) {
 		switch (opt) {
-		case 'w':
+		case 'W':
 			writers = parse(optarg, "writer count", 64);
 			break;
 		case 's':
 			size = parse(optarg, "file size", 1L << 30);
 			break;
-		case 'n':
+		case 'F':
 			files = parse(optarg, "file count", 10000000);
 			break;
 		default:
 			fprintf(stderr,
-				"usage: busy_writer [-w WRITERS] [-s SIZE] [-n FILES] DIR...\n");
+				"usage: busy_writer [-W WRITERS] [-s SIZE] [-F FILES] DIR...\n");
 			return 2;
 		}
 	}

@@ -151,7 +151,7 @@ field() { sed -n "s/.*\\b$1=\\([0-9.]*\\).*/\\1/p" <<<"$2"; }
 echo "TAP version 13"
 echo "1..$((runs * ${#configs[@]} + 1))"
 
-mount_fresh 1 && "$busy_writer" -n 200 "${mnts[0]}" >/dev/null &&
+mount_fresh 1 && "$busy_writer" -F 200 "${mnts[0]}" >/dev/null &&
 	cal=$("$here/sync_measure.sh" "${names[0]}") && unmount_all
 rate=$(field dirty_bytes "${cal:-}")
 secs_cal=$(field sync_seconds "${cal:-}")

@@ -56,7 +56,7 @@ expect_status()
 vm=("$top/scripts/vm-run" --kernel "$KERNEL" --quiet)
 
 ktap_print_header
-ktap_set_plan 34
+ktap_set_plan 35
 
 # Console scanner.
 ktap_test_result "scan-console passes a clean log" \
@@ -183,6 +183,30 @@ dkms_tree_ok()
 		{ ktap_print_msg "$(tail -n 5 "$tmp/dkms.log")"; return 1; }
 }
 ktap_test_result "make dkms-tree: the tracked module sources only, and they build" dkms_tree_ok
+
+# What a user then runs: dkms add, build and remove of that tree, in DKMS
+# trees of its own (--dkmstree, --sourcetree, --installtree) so that the
+# machine's /var/lib/dkms and /lib/modules stay as they were.
+dkms_ok()
+{
+	local d=$tmp/dkms kver dkms before
+
+	kver=$(cat "$KERNEL/include/config/kernel.release") || return 1
+	mkdir -p "$d/var" "$d/install"
+	dkms=(dkms --dkmstree "$d/var" --sourcetree "$d/src" --installtree "$d/install")
+	make -s -C "$top" dkms-tree DKMS_TREE="$d/src/wbsync-$version" >/dev/null || return 1
+	before=$(ls -A /var/lib/dkms 2>/dev/null)
+	"${dkms[@]}" add "wbsync/$version" >"$tmp/dkms.log" 2>&1 &&
+		"${dkms[@]}" build "wbsync/$version" -k "$kver" --kernelsourcedir "$KERNEL" \
+			>>"$tmp/dkms.log" 2>&1 &&
+		"${dkms[@]}" status "wbsync/$version" 2>&1 | grep -q "$kver.*: built" &&
+		[ -f "$d/var/wbsync/$version/$kver/x86_64/module/wbsync.ko" ] &&
+		"${dkms[@]}" remove "wbsync/$version" --all >>"$tmp/dkms.log" 2>&1 &&
+		[ ! -e "$d/var/wbsync" ] && [ "$(ls -A /var/lib/dkms 2>/dev/null)" = "$before" ] ||
+		{ ktap_print_msg "$(tail -n 5 "$tmp/dkms.log")"; return 1; }
+}
+version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$top/dkms.conf")
+ktap_test_result "dkms add, build and remove of wbsync/$version against the patched kernel" dkms_ok
 
 # One vocabulary: every lab script answers -h with its synopsis (exit 0),
 # and a bad option or argument with exit status 2.

@@ -116,7 +116,7 @@ one_run()
 		insmod "$WBSYNC_WAIT_USER" mnt="$mnt" &&
 			echo "$mode" >/sys/module/wbsync_wait_user/parameters/mode || return 1
 	fi
-	"$bin/busy_writer" -w "$writers" -s 4096 -n 1000000 "$mnt" >"$mnt.files" 2>&1 &
+	"$bin/busy_writer" -W "$writers" -s 4096 -F 1000000 "$mnt" >"$mnt.files" 2>&1 &
 	writer=$!
 	sleep 2
 	walk_trace_start
