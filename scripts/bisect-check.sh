@@ -18,8 +18,7 @@ full=$("$WBSYNC_TOP/scripts/prepare-tree.sh") || die "the series does not apply"
 ksrc=$("$WBSYNC_TOP/scripts/prepare-tree.sh" --vanilla)
 mapfile -t commits < <(git -C "$full" rev-list --reverse base..HEAD)
 [ ${#commits[@]} -gt 0 ] || die "the series is empty"
-make -s -C "$WBSYNC_TOP/selftests" KSRC="$ksrc" OUTPUT="$WBSYNC_TOP/output/selftests" ||
-	die "building the selftests failed"
+build_selftests || die "building the selftests failed"
 
 tree=$WBSYNC_CACHE/bisect/tree
 build=$WBSYNC_CACHE/bisect/build

@@ -14,6 +14,12 @@
 # in every layout, and fstests on ext4 ($DEBUG_FSTESTS_ARGS, default the
 # whole selftests/fstests/sync.list: hours).  No stock kernel, lab tests
 # or report.  Results in output/debug-check.
+#
+# Variables: CHECK_PROFILE, the disk profile of the selftest guests and of
+# the short report (default hdd: slow disks keep the sync paths busy);
+# CHECK_INTEGRITY_CYCLES, crash cycles per mode of the main ext4
+# integrity run (default 1); CHECK_INTEGRITY_ARGS, options for every
+# integrity run (default "--files 400 --budget 32").
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -27,6 +33,8 @@ out=$WBSYNC_TOP/output/check
 [ "$debug" = 0 ] || out=$WBSYNC_TOP/output/debug-check
 # Crash cycles per mode of the main integrity run (4 modes).
 CHECK_INTEGRITY_CYCLES=${CHECK_INTEGRITY_CYCLES:-1}
+CHECK_PROFILE=${CHECK_PROFILE:-hdd}
+profile_check "$CHECK_PROFILE"
 CHECK_INTEGRITY_ARGS=${CHECK_INTEGRITY_ARGS:---files 400 --budget 32}
 rm -rf "$out"
 mkdir -p "$out"
@@ -115,11 +123,7 @@ else
 	result "not ok" "wait_inodes test module builds against patched without W=1 or sparse warnings"
 fi
 
-mkdir -p "$WBSYNC_TOP/output/selftests"
-if make -C "$WBSYNC_TOP/selftests" KSRC="$ksrc" OUTPUT="$WBSYNC_TOP/output/selftests" \
-	>"$out/selftests-build.log" 2>&1 &&
-   make -C "$WBSYNC_TOP/selftests/wait_inodes" KSRC="$ksrc" OUTPUT="$WBSYNC_TOP/output/selftests" \
-	>>"$out/selftests-build.log" 2>&1; then
+if build_selftests >"$out/selftests-build.log" 2>&1; then
 	result ok "selftests build"
 else
 	cat "$out/selftests-build.log" >&2
@@ -165,8 +169,8 @@ guest_selftests()
 	local k=$1
 
 	# shellcheck disable=SC2086
-	"$WBSYNC_TOP/scripts/vm-run" --quiet --accel tcg-single ${boot[$k]} --out "$out/$k" \
-		--disks 2 --disk-size 1G --profile hdd --timeout "$guest_timeout" -- \
+	vm_run --quiet --accel tcg-single ${boot[$k]} --out "$out/$k" \
+		--disks 2 --disk-size 1G --profile "$CHECK_PROFILE" --timeout "$guest_timeout" -- \
 		env KSRC="$ksrc" WBSYNC_MODULE="${module[$k]}" WBSYNC_STRESS_LOADS=10 \
 		WBSYNC_WAIT_USER="${wait_user[$k]}" WBSYNC_BIN="$WBSYNC_TOP/output/selftests" \
 		"$WBSYNC_TOP/scripts/guest-tests" "${guest_progs[@]}"
@@ -174,17 +178,11 @@ guest_selftests()
 
 selftests()
 {
-	local k=$1 try rc
+	local k=$1 rc
 
 	[ -n "${boot[$k]:-}" ] || return 0
-	# Once more if the guest died or hung before the command (status 125:
-	# the emulated machine failed, the tests did not run).
-	for try in 1 2; do
-		guest_selftests "$k"
-		rc=$?
-		[ "$rc" = 125 ] && [ "$try" = 1 ] || break
-		log "the $k guest failed before the tests ran: booting it again"
-	done
+	guest_selftests "$k"
+	rc=$?
 	guest_status "$rc" "$out/$k" "$k"
 	log "selftests in the $k guest: $(cat "$out/$k/vm-run.status")"
 	cat "$out/$k"/*.tap
@@ -209,22 +207,18 @@ kselftest_target()
 			TARGETS="wbsync wbsync/wait_inodes wbsync/integrity" \
 			INSTALL_PATH="$inst" install >"$out/kselftest-install.log" 2>&1 ||
 		{ cat "$out/kselftest-install.log"; return 1; }
-	"$WBSYNC_TOP/scripts/vm-run" --quiet --accel tcg-single --kernel "${kdir[patched]}" \
-		--out "$out/kselftest" --disks 2 --disk-size 1G --profile hdd --timeout 1800 -- \
+	vm_run --quiet --accel tcg-single --kernel "${kdir[patched]}" \
+		--out "$out/kselftest" --disks 2 --disk-size 1G --profile "$CHECK_PROFILE" --timeout 1800 -- \
 		env WBSYNC_MODULE="${module[patched]}" WBSYNC_STRESS_LOADS=3 \
 		"$WBSYNC_TOP/scripts/guest-tests" "$inst/run_kselftest.sh"
 }
 kselftest()
 {
-	local try rc
+	local rc
 
 	[ -n "${kdir[patched]:-}" ] && [ "$debug" = 0 ] || return 0
-	for try in 1 2; do
-		kselftest_target
-		rc=$?
-		[ "$rc" = 125 ] && [ "$try" = 1 ] || break
-		log "the kselftest guest failed before the tests ran: booting it again"
-	done
+	kselftest_target
+	rc=$?
 	guest_status "$rc" "$out/kselftest" kselftest
 	log "kselftest target: $(cat "$out/kselftest/vm-run.status")"
 }
@@ -337,7 +331,7 @@ fi
 
 if [ -n "${boot[vanilla]:-}" ] && [ -n "${boot[patched]:-}" ]; then
 	log "sync report, short mode (a benchmark: its timings do not fail the check)"
-	"$WBSYNC_TOP/scripts/sync-report.sh" --short -s -c "kernel wbsync:sync_cutoff=vanilla" \
+	"$WBSYNC_TOP/scripts/sync-report.sh" --short -s -p "$CHECK_PROFILE" -c "kernel wbsync:sync_cutoff=vanilla" \
 		-o "$out/report"
 fi
 

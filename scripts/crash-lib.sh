@@ -80,22 +80,6 @@ ktap_helpers()
 	echo "$tree/tools/testing/selftests/kselftest/ktap_helpers.sh"
 }
 
-# vm-run, once more if the guest died before it ran the command (exit
-# status 125: an early-boot failure of the emulated machine, not the test).
-vm_run()
-{
-	local rc
-
-	"$WBSYNC_TOP/scripts/vm-run" "$@"
-	rc=$?
-	if [ "$rc" = 125 ]; then
-		echo "# the guest died before the command ran: booting it again" >&2
-		"$WBSYNC_TOP/scripts/vm-run" "$@"
-		rc=$?
-	fi
-	return "$rc"
-}
-
 # crash_boot DIR VM-RUN-ARGS... -- COMMAND...: boot 1, which must sync
 # ("sync_done" in DIR/crash/record) and crash with sysrq-b (no exit
 # status of the command).  Its output as comments; fails if it did not

@@ -146,10 +146,11 @@ else
 	done
 
 	# One guest: KERNEL FS.  The tests of another filesystem's directory are
-	# left out.  A guest that hung in boot (125) is booted once more.
+	# left out.  A guest that hung in boot (125) is booted once more
+	# (vm_run).
 	run_one()
 	{
-		local k=$1 fs=$2 out=$top/$1-$2 t sel=() rc try start
+		local k=$1 fs=$2 out=$top/$1-$2 t sel=() rc start
 
 		for t in "${tests[@]}"; do
 			case ${t%%/*} in generic | "$fs") sel+=("$t") ;; esac
@@ -157,16 +158,13 @@ else
 		rm -rf "$out" "$out.log"
 		[ ${#sel[@]} -gt 0 ] || return 0
 		start=$SECONDS
-		for try in 1 2; do
-			rc=0
-			# 12G disks: some tests want 10 GB free on SCRATCH (sparse
-			# images).  About 5 min a test at most under TCG.
-			"$WBSYNC_TOP/scripts/vm-run" --kernel "${kdir[$k]}" --accel tcg --disks 2 \
-				--disk-size 12G --profile none --timeout $((900 + 300 * ${#sel[@]})) \
-				--quiet --out "$out" -- "$WBSYNC_TOP/selftests/fstests/run.sh" \
-				"$fs" "$build" "${sel[@]}" >>"$out.log" 2>&1 || rc=$?
-			[ "$rc" = 125 ] || break
-		done
+		rc=0
+		# 12G disks: some tests want 10 GB free on SCRATCH (sparse
+		# images).  About 5 min a test at most under TCG.
+		vm_run --kernel "${kdir[$k]}" --accel tcg --disks 2 \
+			--disk-size 12G --profile none --timeout $((900 + 300 * ${#sel[@]})) \
+			--quiet --out "$out" -- "$WBSYNC_TOP/selftests/fstests/run.sh" \
+			"$fs" "$build" "${sel[@]}" >>"$out.log" 2>&1 || rc=$?
 		echo "$rc $((SECONDS - start))" >"$out.status"
 		log "$k $fs: exit status $rc after $((SECONDS - start)) s (log: $out.log)"
 	}

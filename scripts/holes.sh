@@ -65,7 +65,7 @@ all) hole_list=(h1 h4) ;;
 h1|h4) hole_list=("$holes") ;;
 *) usage_error "unknown hole '$holes' (h1, h4, all)" ;;
 esac
-case "$profile" in none|ssd|hdd) ;; *) usage_error "unknown profile '$profile' (none, ssd, hdd)" ;; esac
+profile_check "$profile"
 ktap=$(ktap_helpers) || exit 2
 
 # Only now, with the arguments good: this may build a kernel.

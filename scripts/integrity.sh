@@ -96,7 +96,7 @@ ext4|xfs|vfat|exfat|ext2|udf|minix) ;;
 *) usage_error "unknown filesystem type '$fstype' (ext4, xfs, vfat, exfat, ext2, udf, minix)" ;;
 esac
 case "$layout" in shared|flakey) ;; *) usage_error "unknown layout '$layout' (shared, flakey)" ;; esac
-case "$profile" in none|ssd|hdd) ;; *) usage_error "unknown profile '$profile' (none, ssd, hdd)" ;; esac
+profile_check "$profile"
 ktap=$(ktap_helpers) || exit 2
 
 # Only now, with the arguments good: this may build a kernel.

@@ -178,3 +178,54 @@ mode_table()
 		}
 	}' "$1"
 }
+
+# Disk profiles: the QEMU I/O throttling of each virtio disk (vm-run
+# --profile), the one list that every script's -p or --profile takes.
+# hdd is one SATA spindle (IOPS-bound: ~150 random IOPS, ~100 MiB/s
+# streaming).
+PROFILES="none ssd hdd"
+profile_throttle()
+{
+	case $1 in
+	hdd) echo "throttling.iops-total=150,throttling.bps-total=$((100 << 20))" ;;
+	ssd) echo "throttling.iops-total=20000,throttling.bps-total=$((500 << 20))" ;;
+	none) echo ;;
+	*) return 1 ;;
+	esac
+}
+# profile_check NAME: a usage error unless NAME is a disk profile.
+profile_check()
+{
+	profile_throttle "$1" >/dev/null ||
+		usage_error "unknown disk profile '$1' (${PROFILES// /, })"
+}
+
+# build_selftests: the selftests' programs, built once into
+# output/selftests, where every script's guests find them ($WBSYNC_BIN).
+build_selftests()
+{
+	local ksrc
+
+	ksrc=$("$WBSYNC_TOP/scripts/prepare-tree.sh" --vanilla) || return 1
+	mkdir -p "$WBSYNC_TOP/output/selftests"
+	make -s -C "$WBSYNC_TOP/selftests" KSRC="$ksrc" OUTPUT="$WBSYNC_TOP/output/selftests" &&
+		make -s -C "$WBSYNC_TOP/selftests/wait_inodes" KSRC="$ksrc" \
+			OUTPUT="$WBSYNC_TOP/output/selftests"
+}
+
+# vm_run VM-RUN-ARGS...: vm-run, once more if the guest died before it ran
+# the command (exit status 125: an early-boot failure of the emulated
+# machine under TCG, not the test's).
+vm_run()
+{
+	local rc
+
+	"$WBSYNC_TOP/scripts/vm-run" "$@"
+	rc=$?
+	if [ "$rc" = 125 ]; then
+		log "the guest died before the command ran: booting it again"
+		"$WBSYNC_TOP/scripts/vm-run" "$@"
+		rc=$?
+	fi
+	return "$rc"
+}

@@ -30,13 +30,11 @@ done
 for v in "$runs" "$secs"; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || usage_error "-r and -t take positive numbers, not '$v'"
 done
-case $profile in none|ssd|hdd) ;; *) usage_error "-p takes none, ssd or hdd, not '$profile'" ;; esac
+profile_check "$profile"
 
 kdir=$("$WBSYNC_TOP/scripts/build-kernel.sh" patched) || die "building the patched kernel failed"
 ko=$("$WBSYNC_TOP/scripts/build-module.sh" "$kdir" patched) || die "building wbsync.ko failed"
-ksrc=$("$WBSYNC_TOP/scripts/prepare-tree.sh" --vanilla)
-make -s -C "$WBSYNC_TOP/selftests" KSRC="$ksrc" OUTPUT="$WBSYNC_TOP/output/selftests" >/dev/null ||
-	die "building the selftests failed"
+build_selftests >/dev/null || die "building the selftests failed"
 rm -rf "$out"
 mkdir -p "$out"
 log "probe cost, then $runs runs of sync(2) with $nr busy ext4 filesystems, without and with wbsync.ko"

@@ -52,8 +52,7 @@ stock)
 esac
 ko=$("$WBSYNC_TOP/scripts/build-module.sh" "$kdir" "$name")
 ksrc=$("$WBSYNC_TOP/scripts/prepare-tree.sh" --vanilla)
-make -s -C "$WBSYNC_TOP/selftests" KSRC="$ksrc" OUTPUT="$WBSYNC_TOP/output/selftests" ||
-	die "building the selftests failed"
+build_selftests || die "building the selftests failed"
 out=$WBSYNC_TOP/output/module-stress-$kernel
 [ "$kernel" = stock ] || out+=-$WBSYNC_VARIANT
 [ "$arm" = module ] || out+=-control

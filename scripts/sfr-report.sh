@@ -30,7 +30,7 @@ done
 for v in "$runs" "$secs" "$every"; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || usage_error "-r, -t and -e take positive numbers, not '$v'"
 done
-case $profile in none|ssd|hdd) ;; *) usage_error "-p takes none, ssd or hdd, not '$profile'" ;; esac
+profile_check "$profile"
 
 kdir=$("$WBSYNC_TOP/scripts/build-kernel.sh" patched) || die "building the patched kernel failed"
 ko=$("$WBSYNC_TOP/scripts/build-module.sh" "$kdir" patched) || die "building wbsync.ko failed"

@@ -85,7 +85,7 @@ done
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || usage_error "-r must be a positive number, not '$runs'"
 [[ "$secs" =~ ^[1-9][0-9]*$ ]] || usage_error "-t must be a positive number, not '$secs'"
 case $writer in dd|c) ;; *) usage_error "-w must be dd or c, not '$writer'" ;; esac
-case $profile in hdd|ssd|none) ;; *) usage_error "-p must be hdd, ssd or none, not '$profile'" ;; esac
+profile_check "$profile"
 
 if [ -n "$render" ]; then
 	out=$render
@@ -120,8 +120,7 @@ else
 	[ "$configs" = kernel ] ||
 		module=$("$WBSYNC_TOP/scripts/build-module.sh" "${boot[patched]#--kernel }" patched) ||
 		die "building wbsync.ko failed"
-	make -s -C "$WBSYNC_TOP/selftests" KSRC="$ksrc" OUTPUT="$WBSYNC_TOP/output/selftests" \
-		>/dev/null || die "building the selftests failed"
+	build_selftests >/dev/null || die "building the selftests failed"
 
 	rm -rf "$out"
 	mkdir -p "$out"

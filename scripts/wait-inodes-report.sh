@@ -30,16 +30,13 @@ done
 for v in "$runs" "$secs" "$writers"; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || usage_error "-r, -t and -W take positive numbers, not '$v'"
 done
-case $profile in none|ssd|hdd) ;; *) usage_error "-p takes none, ssd or hdd, not '$profile'" ;; esac
+profile_check "$profile"
 
-ksrc=$("$WBSYNC_TOP/scripts/prepare-tree.sh" --vanilla) || die "no base tree"
 kdir=$("$WBSYNC_TOP/scripts/build-kernel.sh" patched) || die "building the patched kernel failed"
 ko=$("$WBSYNC_TOP/scripts/build-module.sh" "$kdir" patched "$WBSYNC_TOP/selftests/wait_inodes/test_modules") ||
 	die "building wbsync_wait_user.ko failed"
 bin=$WBSYNC_TOP/output/selftests
-make -s -C "$WBSYNC_TOP/selftests" KSRC="$ksrc" OUTPUT="$bin" &&
-	make -s -C "$WBSYNC_TOP/selftests/wait_inodes" KSRC="$ksrc" OUTPUT="$bin" ||
-	die "building the selftests failed"
+build_selftests || die "building the selftests failed"
 rm -rf "$out"
 mkdir -p "$out"
 log "syncfs(2) under $writers small-file writers: $runs runs of $secs s per mode, 3 modes (about $((runs * 3 * (secs + 8) / 60 + 1)) minutes)"
