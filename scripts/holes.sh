@@ -13,10 +13,10 @@
 # exits 0 if everything passed, 1 if a test failed (data written before
 # sync(2) was lost), 2 on bad arguments.
 #
-# Options:
+# Options (-f, -l, -p and -o are the letters of the other lab scripts):
 #   --hole H         h1, h4 or all (default all)
 #   --cycles N       crash/verify cycles per hole (default 1)
-#   --profile P      disk profile: none, ssd or hdd (default hdd)
+#   -p, --profile P  disk profile: none, ssd or hdd (default hdd)
 #   --slow-mb MIB    data dirty on the slow ext4 at the sync (default 256)
 #   --read-delay-ms MS  h1: dm-delay read delay (default 30000)
 #   --a-ms MS        h1: from A's directory read in flight to the sync (default 300)
@@ -28,7 +28,7 @@
 #   --upper TYPE     h4: ext2 or vfat on the loop device (default ext2)
 #   --files N        h4: upper files (default 64)
 #   --timeout SEC    per boot (default 600)
-#   --out DIR        work directory (default output/holes-KERNEL)
+#   -o, --out DIR    work directory (default output/holes-KERNEL)
 #   --keep           keep the disk images of passing cycles
 set -uo pipefail
 # shellcheck source=scripts/lib.sh
@@ -47,14 +47,14 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--hole) need_arg "$@"; holes=$2; shift 2 ;;
 	--cycles) need_num "$@"; cycles=$2; shift 2 ;;
-	--profile) need_arg "$@"; profile=$2; shift 2 ;;
+	-p|--profile) need_arg "$@"; profile=$2; shift 2 ;;
 	--slow-mb|--read-delay-ms|--a-ms|--b-ms|--files|--upper-delay-ms)
 		need_num "$@"; gopts+=("$1" "$2"); shift 2 ;;
 	--upper) need_arg "$@"; gopts+=("$1" "$2"); shift 2 ;;
 	--kick) kick=1; gopts+=(--kick); shift ;;
 	--trace) gopts+=(--trace); shift ;;
 	--timeout) need_num "$@"; timeout=$2; shift 2 ;;
-	--out) need_arg "$@"; out=$2; shift 2 ;;
+	-o|--out) need_arg "$@"; out=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
 	-h|--help) lab_help ;;
 	*) usage_error "unknown option '$1' (see --help)" ;;

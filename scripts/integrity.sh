@@ -18,15 +18,15 @@
 # of a verify boot is the expected result: the exit status is 0 when the
 # test caught lost data and 1 when it did not.
 #
-# Options:
+# Options (-f, -l, -p and -o are the letters of the other lab scripts):
 #   --cycles N       crash/verify cycles per mode (default 1)
 #   --modes LIST     comma-separated: sync, syncfs, overwrite, nosync (the
 #                    control: no sync, every fs2 file must be lost), or all
 #                    (all four; default sync)
-#   --fs TYPE        ext4, xfs, vfat, exfat, ext2, udf or minix (default ext4)
-#   --layout L       shared: two partitions of one disk, sysrq-b, two boots
+#   -f, --fs TYPE    ext4, xfs, vfat, exfat, ext2, udf or minix (default ext4)
+#   -l, --layout L   shared: two partitions of one disk, sysrq-b, two boots
 #                    flakey: dm-flakey on two disks, one boot (default shared)
-#   --profile P      disk profile: none, ssd or hdd (default none)
+#   -p, --profile P  disk profile: none, ssd or hdd (default none)
 #   --files N        fs2 files (default 1000)
 #   --writers1 N     fs1 writers, running through the sync (default 4)
 #   --writers2 N     fs2 writers, stopped before the sync (default 2)
@@ -45,7 +45,7 @@
 #   --boot IMAGE     boot this kernel image instead of KERNEL's vmlinux
 #   --initrd FILE    with --boot: its initramfs (scripts/stock-initrd.sh)
 #   --timeout SEC    per boot (default 900)
-#   --out DIR        work directory (default output/integrity-KERNEL)
+#   -o, --out DIR    work directory (default output/integrity-KERNEL)
 #   --keep           keep the disk images of passing cycles
 set -uo pipefail
 # shellcheck source=scripts/lib.sh
@@ -64,9 +64,9 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--cycles) need_num "$@"; cycles=$2; shift 2 ;;
 	--modes) need_arg "$@"; modes=$2; shift 2 ;;
-	--layout) need_arg "$@"; layout=$2; shift 2 ;;
-	--fs) need_arg "$@"; fstype=$2; shift 2 ;;
-	--profile) need_arg "$@"; profile=$2; shift 2 ;;
+	-l|--layout) need_arg "$@"; layout=$2; shift 2 ;;
+	-f|--fs) need_arg "$@"; fstype=$2; shift 2 ;;
+	-p|--profile) need_arg "$@"; profile=$2; shift 2 ;;
 	--files|--writers1|--writers2|--size1|--size2|--budget|--pace-us)
 		need_num "$@"; gopts+=("$1" "$2"); shift 2 ;;
 	--inflight|--no-fault|--trace) gopts+=("$1"); shift ;;
@@ -75,7 +75,7 @@ while [ $# -gt 0 ]; do
 	--timeout) need_num "$@"; timeout=$2; shift 2 ;;
 	--boot) need_arg "$@"; boot=$2; shift 2 ;;
 	--initrd) need_arg "$@"; initrd=$2; shift 2 ;;
-	--out) need_arg "$@"; out=$2; shift 2 ;;
+	-o|--out) need_arg "$@"; out=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
 	-h|--help) lab_help ;;
 	*) usage_error "unknown option '$1' (see --help)" ;;

@@ -232,7 +232,8 @@ usage_status_ok()
 	for c in "sync-report.sh -Z" "sync-report.sh -r x" "sfr-report.sh -Z" \
 		 "wait-inodes-report.sh -p floppy" "module-overhead.sh -n 9" \
 		 "module-stress.sh -k nightly" "fstests.sh -Z" "build-kernel.sh nightly" \
-		 "integrity.sh patched --nope" "holes.sh patched --hole h9" \
+		 "integrity.sh patched --nope" "integrity.sh patched -f nofs" \
+		 "holes.sh patched --hole h9" "holes.sh patched -p floppy" "sync-report.sh -p floppy" \
 		 "check.sh --nope" "prepare-tree.sh --nope" "bisect-check.sh x" \
 		 "build-module.sh" "stock-initrd.sh a b" "deps.sh --nope" "vm-run --nope"; do
 		# shellcheck disable=SC2086
