@@ -16,6 +16,9 @@
 #                 integrity test (ext4, xfs, vfat; every mode and layout) and
 #                 fstests on ext4 (DEBUG_FSTESTS_ARGS: fstests.sh options)
 #                 on the debug variant (lockdep, KASAN, kmemleak): hours
+#   make fresh-check  make check as on a fresh Debian 12 machine: in a
+#                 debootstrap chroot with an empty cache (FRESH_ARGS:
+#                 scripts/fresh-check.sh options; root, about an hour)
 #   make soak     the integrity crash test, SOAK_CYCLES (67) cycles of each of
 #                 sync, syncfs and overwrite: 201 crash cycles; then the
 #                 holes tests of v2 (scripts/holes.sh, h1 and h4, 2 cycles each)
@@ -52,7 +55,7 @@ KDIR ?= /lib/modules/$(shell uname -r)/build
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
 DKMS_TREE ?= /usr/src/wbsync-$(VERSION)
 
-.PHONY: all demo check debug-check soak naive-check module-stress module-overhead sfr-bench wait-inodes-bench \
+.PHONY: all demo check debug-check fresh-check soak naive-check module-stress module-overhead sfr-bench wait-inodes-bench \
 	bisect-check fstests deps kernels module dkms-tree clean distclean
 
 all: module
@@ -65,6 +68,9 @@ check:
 
 debug-check:
 	DEBUG_FSTESTS_ARGS="$(DEBUG_FSTESTS_ARGS)" scripts/check.sh --debug
+
+fresh-check:
+	scripts/fresh-check.sh $(FRESH_ARGS)
 
 soak: deps
 	scripts/integrity.sh patched --cycles $(SOAK_CYCLES) --modes sync,syncfs,overwrite $(INTEGRITY_ARGS)

@@ -34,6 +34,8 @@ table=(
 	"rsync: rsync"
 	# make dkms-tree's user (lab_test)
 	"dkms: dkms"
+	# make fresh-check: a minimal Debian 12 root to run make check in
+	"debootstrap: debootstrap"
 	# guests
 	"qemu-system-x86: qemu-system-x86_64"
 	"busybox: busybox"
@@ -68,7 +70,7 @@ table=(
 	# in every Debian system, listed for their programs
 	"apt: apt-get apt-cache"
 	"dpkg: dpkg dpkg-query"
-	"coreutils: basename cat chmod cp cut date dd dirname head id ln ls md5sum mkdir mktemp mv nproc paste readlink realpath rm rmdir sha256sum sleep sort stat sync tail tee timeout touch tr truncate uname uniq wc"
+	"coreutils: basename cat chmod chroot comm cp cut date dd dirname env head id ln ls md5sum mkdir mktemp mv nproc paste readlink realpath rm rmdir sha256sum sleep sort stat sync tail tee timeout touch tr truncate uname uniq wc"
 	"bash: bash"
 	"dash: sh"
 	"diffutils: cmp diff"

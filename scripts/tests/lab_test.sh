@@ -235,7 +235,8 @@ usage_status_ok()
 		 "integrity.sh patched --nope" "integrity.sh patched -f nofs" \
 		 "holes.sh patched --hole h9" "holes.sh patched -p floppy" "sync-report.sh -p floppy" \
 		 "check.sh --nope" "prepare-tree.sh --nope" "bisect-check.sh x" \
-		 "build-module.sh" "stock-initrd.sh a b" "deps.sh --nope" "vm-run --nope"; do
+		 "build-module.sh" "stock-initrd.sh a b" "deps.sh --nope" "vm-run --nope" \
+		 "fresh-check.sh -d relative/dir"; do
 		# shellcheck disable=SC2086
 		timeout 30 "$top/scripts/"$c >/dev/null 2>&1
 		rc=$?
