@@ -191,7 +191,9 @@ selftests()
 # selftests/ as kselftest targets (wbsync, and wbsync/wait_inodes and
 # wbsync/integrity with their test modules built against the patched
 # kernel): copied to tools/testing/selftests/wbsync of a copy of the base
-# tree's kselftest framework, installed as kselftest_install.sh does, and
+# tree's kselftest framework, installed as kselftest_install.sh does
+# ("make install", with TARGETS given: the script itself, whose make
+# appends every target to TARGETS from the environment, installs all), and
 # run by the kernel's run_kselftest.sh in a patched guest, with a short
 # load stress.
 kselftest_target()

@@ -1,37 +1,43 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# module-stress.sh [-k patched|stock] [-a module|kprobe_events] [LOADS]
+# module-stress.sh [-k patched|stock] [-a module|kprobe_events] [-r RUNS]
+#                  [-o OUTDIR] [LOADS]
 #
 # Run selftests/module_stress.sh in a guest: LOADS (default 100)
 # insmod/rmmod cycles of wbsync.ko while sync(2), syncfs(2), fsync(2),
-# sync_file_range(2) and umount run in loops.
+# sync_file_range(2) and umount run in loops.  -r boots RUNS guests one
+# after the other (default 1; make check runs one guest of 10 loads) and
+# stops at the first that fails: "N of RUNS runs passed".
 #   -k patched  the lab's build of the series in the $WBSYNC_VARIANT variant
 #               (make module-stress uses "debug": lockdep, KASAN, kmemleak)
 #   -k stock    Debian's stock generic kernel of the base's source, with the
 #               module built against its headers
 #   -a kprobe_events  the control without wbsync.ko: tracefs kretprobe
 #               events on the same functions, armed by the kernel alone
-# Work directory output/module-stress-KERNEL[-VARIANT][-control].
+# Work directory (-o) output/module-stress-KERNEL[-VARIANT][-control],
+# with run-N/ per run when RUNS > 1.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 usage()
 {
-	echo "usage: module-stress.sh [-k patched|stock] [-a module|kprobe_events] [LOADS]" >&2
+	echo "usage: module-stress.sh [-k patched|stock] [-a module|kprobe_events] [-r RUNS] [-o OUTDIR] [LOADS]" >&2
 	exit 2
 }
-kernel=patched arm=module
-while getopts k:a:h opt; do
+kernel=patched arm=module runs=1 out=
+while getopts k:a:r:o:h opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
 	a) arm=$OPTARG ;;
+	r) runs=$OPTARG ;;
+	o) out=$OPTARG ;;
 	*) usage ;;
 	esac
 done
 shift $((OPTIND - 1))
 loads=${1:-100}
-[ $# -le 1 ] && [[ $loads =~ ^[1-9][0-9]*$ ]] || usage
+[ $# -le 1 ] && [[ $loads =~ ^[1-9][0-9]*$ ]] && [[ $runs =~ ^[1-9][0-9]*$ ]] || usage
 case $arm in module | kprobe_events) ;; *) usage ;; esac
 
 case $kernel in
@@ -53,16 +59,36 @@ esac
 ko=$("$WBSYNC_TOP/scripts/build-module.sh" "$kdir" "$name")
 ksrc=$("$WBSYNC_TOP/scripts/prepare-tree.sh" --vanilla)
 build_selftests || die "building the selftests failed"
-out=$WBSYNC_TOP/output/module-stress-$kernel
-[ "$kernel" = stock ] || out+=-$WBSYNC_VARIANT
-[ "$arm" = module ] || out+=-control
+if [ -z "$out" ]; then
+	out=$WBSYNC_TOP/output/module-stress-$kernel
+	[ "$kernel" = stock ] || out+=-$WBSYNC_VARIANT
+	[ "$arm" = module ] || out+=-control
+fi
 rm -rf "$out"
-log "$loads cycles ($arm) on the $kernel kernel ${boot[1]}"
-# About 3 s a cycle under single-threaded TCG, several times that with
+# About 2-3 s a cycle under single-threaded TCG, several times that with
 # KASAN: a generous timeout.
 # Single-threaded TCG: multi-threaded TCG oopses now and then when kprobes
 # are armed under load, module or not (Documentation/lab.rst).
-"$WBSYNC_TOP/scripts/vm-run" --accel tcg-single "${boot[@]}" --out "$out" --disks 1 --profile hdd \
-	--timeout $((600 + loads * 30)) -- env KSRC="$ksrc" WBSYNC_MODULE="$ko" \
-	WBSYNC_STRESS_LOADS="$loads" WBSYNC_STRESS_ARM="$arm" WBSYNC_BIN="$WBSYNC_TOP/output/selftests" \
-	"$WBSYNC_TOP/scripts/guest-tests" "$WBSYNC_TOP/selftests/module_stress.sh"
+stress()
+{
+	"$WBSYNC_TOP/scripts/vm-run" --accel tcg-single "${boot[@]}" --out "$1" --disks 1 --profile hdd \
+		--timeout $((600 + loads * 30)) -- env KSRC="$ksrc" WBSYNC_MODULE="$ko" \
+		WBSYNC_STRESS_LOADS="$loads" WBSYNC_STRESS_ARM="$arm" WBSYNC_BIN="$WBSYNC_TOP/output/selftests" \
+		"$WBSYNC_TOP/scripts/guest-tests" "$WBSYNC_TOP/selftests/module_stress.sh"
+}
+if [ "$runs" = 1 ]; then
+	log "$loads cycles ($arm) on the $kernel kernel ${boot[1]}"
+	stress "$out"
+	exit
+fi
+passed=0
+for ((r = 1; r <= runs; r++)); do
+	log "run $r of $runs: $loads cycles ($arm) on the $kernel kernel ${boot[1]}"
+	stress "$out/run-$r" >/dev/null || break
+	passed=$r
+done
+if [ "$passed" = "$runs" ]; then
+	log "$runs of $runs runs passed"
+else
+	die "$passed of $runs runs passed; run $r failed: $out/run-$r"
+fi
