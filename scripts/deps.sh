@@ -41,7 +41,7 @@ table=(
 	"busybox: busybox"
 	"libc-bin: ldd"
 	"procps: pgrep sysctl"
-	"util-linux: blockdev dmesg flock mountpoint mkfs.minix fsck.minix lsblk"
+	"util-linux: blockdev dmesg flock mountpoint mkfs.minix fsck.minix lsblk unshare"
 	"mount: mount umount losetup"
 	"fdisk: sfdisk"
 	"hostname: hostname"

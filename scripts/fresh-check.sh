@@ -8,89 +8,128 @@
 # clone of this repository's HEAD in it, and CI's .ci/run there under
 # chroot, with an empty kernel cache.  Whatever the lab needs and does not
 # install itself fails there, however this machine was set up.  The
-# chroot has the host's apt sources (a fresh install's archive), /proc,
-# /sys and /dev; its guests get the chroot as their root over 9p.
+# chroot has a fresh install's apt sources (bookworm, bookworm-updates and
+# bookworm-security of MIRROR), and /proc, /sys and /dev mounted in a
+# mount namespace of this script's own (unshare), so that the host never
+# sees them (nor can a "make distclean" remove its /dev through them); its
+# guests get the chroot as their root over 9p.
 #
 # Writes output/fresh-check/: log (of .ci/run), summary (make check's
 # closing line), installed (the packages the run installed: deps.sh's
 # work) and host-only (packages installed on this machine that the run
 # did not need).  Exit status: .ci/run's.
-#   -d DIR     the chroot (default $WBSYNC_CACHE/fresh-root, made anew)
-#   -m MIRROR  the Debian mirror for debootstrap (default deb.debian.org)
+#   -d DIR     the chroot (default $WBSYNC_CACHE/fresh-root, made anew; an
+#              existing DIR is removed only if an earlier run made it)
+#   -m MIRROR  the Debian mirror (default http://deb.debian.org/debian)
 #   -k         keep the chroot afterwards (its cache holds the cold builds)
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
+usage="usage: fresh-check.sh [-d DIR] [-m MIRROR] [-k]"
+args=("$@")
 root=$WBSYNC_CACHE/fresh-root mirror=http://deb.debian.org/debian keep=0
 while getopts d:m:kh opt; do
 	case $opt in
 	d) root=$OPTARG ;;
 	m) mirror=$OPTARG ;;
 	k) keep=1 ;;
-	*) usage_error "usage: fresh-check.sh [-d DIR] [-m MIRROR] [-k]" ;;
+	*) usage_error "$usage" ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# = 0 ] || usage_error "usage: fresh-check.sh [-d DIR] [-m MIRROR] [-k]"
-[ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot, mounts)"
+[ $# = 0 ] || usage_error "$usage"
 case $root in /*) ;; *) usage_error "-d needs an absolute path, not '$root'" ;; esac
+root=$(realpath -m -- "$root")
 [ "$root" != / ] || usage_error "-d / would be this machine"
+case $mirror in http://* | https://*) ;; *) usage_error "-m needs an http(s) URL, not '$mirror'" ;; esac
+[ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot, mounts)"
+
+# Everything below runs in a private mount namespace: its mounts go with
+# the last process in it, whatever happens to this script.
+if [ -z "${WBSYNC_FRESH_NS:-}" ]; then
+	WBSYNC_FRESH_NS=1 exec unshare --mount --propagation private "$0" "${args[@]}"
+fi
+
 command -v debootstrap >/dev/null || "$WBSYNC_TOP/scripts/deps.sh" || die "installing debootstrap failed"
 out=$WBSYNC_TOP/output/fresh-check
 rm -rf "$out"
 mkdir -p "$out"
 
-mounts=()
+# The mounts of this namespace at or under $root.
+mounts_under()
+{
+	awk -v r="$root" '$5 == r || index($5, r "/") == 1 { print $5 }' /proc/self/mountinfo
+}
+made=0
 cleanup()
 {
-	local i
+	local p m
 
-	for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
-		umount -l "${mounts[i]}" || log "cannot unmount ${mounts[i]}"
+	# What still runs in the chroot (a guest, a daemon) goes first, then
+	# the mounts, then the tree, and the tree only when no mount is left.
+	for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/root" 2>/dev/null)" != "$root" ] || kill -9 "${p#/proc/}" 2>/dev/null
 	done
-	if [ "$keep" = 0 ] && [ -d "$root" ]; then
+	for m in $(mounts_under | sort -r); do
+		umount -l "$m" || log "cannot unmount $m"
+	done
+	if [ -n "$(mounts_under)" ]; then
+		log "mounts left under $root: not removing it"
+	elif [ "$keep" = 0 ] && [ "$made" = 1 ]; then
 		rm -rf --one-file-system "$root"
 	fi
 }
 trap cleanup EXIT
 
-# Only a root of an earlier run is removed (it has the marker), and never
-# one that still has mounts: this machine's /dev or /proc may be inside.
+# Only a root that an earlier run made (it has the marker) is removed.
 marker=.wbsync-fresh-root
 if [ -e "$root" ]; then
-	[ -e "$root/$marker" ] || { keep=1; die "$root exists and is no fresh-check root: not touching it"; }
-	grep -q " $root/" /proc/mounts && { keep=1; die "$root still has mounts: unmount them first"; }
-	rm -rf --one-file-system "$root"
+	[ -e "$root/$marker" ] || die "$root exists and is no fresh-check root: not touching it"
+	[ -z "$(mounts_under)" ] || die "$root has mounts: unmount them first"
+	rm -rf --one-file-system "$root" || die "cannot remove the old $root"
 fi
 mkdir -p "$root" && touch "$root/$marker" || die "cannot make $root"
-log "debootstrap bookworm (minbase + git) into $root"
+made=1
+log "debootstrap bookworm (minbase and git) into $root"
 debootstrap --variant=minbase --include=git,ca-certificates bookworm "$root" "$mirror" \
 	>"$out/debootstrap.log" 2>&1 || die "debootstrap failed (see $out/debootstrap.log)"
-# The archive of a fresh install (main, updates, security), as on this host.
+
+# A fresh install's archive: main, updates and security.
+security=http://deb.debian.org/debian-security
+case $mirror in */debian | */debian/) security=${mirror%/}-security ;; esac
 rm -f "$root/etc/apt/sources.list"
-cp -a /etc/apt/sources.list /etc/apt/sources.list.d "$root/etc/apt/" 2>/dev/null
-cp /etc/resolv.conf "$root/etc/"
+printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: %s\n\n' \
+	"$mirror" "bookworm bookworm-updates" /usr/share/keyrings/debian-archive-keyring.gpg \
+	"$security" bookworm-security /usr/share/keyrings/debian-archive-keyring.gpg \
+	>"$root/etc/apt/sources.list.d/debian.sources"
+# No package's daemon starts in the chroot.
+printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d" && chmod 755 "$root/usr/sbin/policy-rc.d"
+cp /etc/resolv.conf "$root/etc/resolv.conf"
 for m in proc sys dev dev/pts; do
 	mount --bind "/$m" "$root/$m" || die "cannot bind /$m"
-	mounts+=("$root/$m")
 done
-mount -t tmpfs tmpfs "$root/dev/shm" || die "cannot mount $root/dev/shm"
-mounts+=("$root/dev/shm")
+mount -t tmpfs tmpfs "$root/dev/shm" || die "cannot mount a tmpfs on $root/dev/shm"
 
-packages() { chroot "$root" dpkg-query -W -f '${Package}\n' | sort; }
+# The installed packages ("ii"), a foreign architecture's with its name.
+packages()
+{
+	"$@" dpkg-query -W -f '${db:Status-Abbrev} ${binary:Package}\n' |
+		awk '$1 == "ii" { print $2 }' | sort -u
+}
 git clone -q --no-hardlinks "$WBSYNC_TOP" "$root/root/wbsync" || die "cannot clone $WBSYNC_TOP"
-packages >"$out/before"
-log "make check in the chroot, from a clone of $(git -C "$WBSYNC_TOP" rev-parse --short HEAD) (log: $out/log)"
+packages chroot "$root" >"$out/before"
+log "make check in the chroot, on a clone of $(git -C "$WBSYNC_TOP" rev-parse --short HEAD) (log: $out/log)"
+start=$SECONDS
 chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
 	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 	/bin/bash -c 'cd /root/wbsync && .ci/run' >"$out/log" 2>&1
 rc=$?
-packages >"$out/after"
+packages chroot "$root" >"$out/after"
 comm -13 "$out/before" "$out/after" >"$out/installed"
-dpkg-query -W -f '${Package}\n' | sort | comm -23 - "$out/after" >"$out/host-only"
+packages | comm -23 - "$out/after" >"$out/host-only"
 cp "$root/root/wbsync/output/check/summary" "$out/summary" 2>/dev/null ||
 	echo "no output/check/summary: make check did not finish" >"$out/summary"
-log "exit status $rc; $(wc -l <"$out/installed") packages installed by the run," \
-	"$(wc -l <"$out/host-only") on this machine not needed"
+log "exit status $rc after $(((SECONDS - start) / 60)) min; $(wc -l <"$out/installed")" \
+	"packages installed by the run, $(wc -l <"$out/host-only") of this machine's not needed"
 cat "$out/summary"
 exit "$rc"
