@@ -47,7 +47,7 @@ case $mirror in http://* | https://*) ;; *) usage_error "-m needs an http(s) URL
 # Everything below runs in a private mount namespace: its mounts go with
 # the last process in it, whatever happens to this script.
 if [ -z "${WBSYNC_FRESH_NS:-}" ]; then
-	WBSYNC_FRESH_NS=1 exec unshare --mount --propagation private "$0" "${args[@]}"
+	WBSYNC_FRESH_NS=1 exec unshare --mount --propagation=private "$0" "${args[@]}"
 fi
 
 command -v debootstrap >/dev/null || "$WBSYNC_TOP/scripts/deps.sh" || die "installing debootstrap failed"
