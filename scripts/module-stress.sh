@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# module-stress.sh [-k patched|stock] [-a module|kprobe_events] [-r RUNS]
+# module-stress.sh [-k patched|stock] [-a module|kprobe_events|insmod] [-r RUNS]
 #                  [-o OUTDIR] [LOADS]
 #
 # Run selftests/module_stress.sh in a guest: LOADS (default 100)
@@ -15,14 +15,17 @@
 #               module built against its headers
 #   -a kprobe_events  the control without wbsync.ko: tracefs kretprobe
 #               events on the same functions, armed by the kernel alone
-# Work directory (-o) output/module-stress-KERNEL[-VARIANT][-control],
+#   -a insmod   the other control: loads and unloads of a module without
+#               probes (exfat; the stock kernel only: the lab's has no
+#               modules)
+# Work directory (-o) output/module-stress-KERNEL[-VARIANT][-ARM],
 # with run-N/ per run when RUNS > 1.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 usage()
 {
-	echo "usage: module-stress.sh [-k patched|stock] [-a module|kprobe_events] [-r RUNS] [-o OUTDIR] [LOADS]" >&2
+	echo "usage: module-stress.sh [-k patched|stock] [-a module|kprobe_events|insmod] [-r RUNS] [-o OUTDIR] [LOADS]" >&2
 	exit 2
 }
 kernel=patched arm=module runs=1 out=
@@ -38,7 +41,7 @@ done
 shift $((OPTIND - 1))
 loads=${1:-100}
 [ $# -le 1 ] && [[ $loads =~ ^[1-9][0-9]*$ ]] && [[ $runs =~ ^[1-9][0-9]*$ ]] || usage
-case $arm in module | kprobe_events) ;; *) usage ;; esac
+case $arm in module | kprobe_events | insmod) ;; *) usage ;; esac
 
 case $kernel in
 patched)
@@ -62,7 +65,7 @@ build_selftests || die "building the selftests failed"
 if [ -z "$out" ]; then
 	out=$WBSYNC_TOP/output/module-stress-$kernel
 	[ "$kernel" = stock ] || out+=-$WBSYNC_VARIANT
-	[ "$arm" = module ] || out+=-control
+	[ "$arm" = module ] || out+=-$arm
 fi
 rm -rf "$out"
 # About 2-3 s a cycle under single-threaded TCG, several times that with

@@ -20,7 +20,10 @@
 # WBSYNC_STRESS_ARM=kprobe_events is the control without wbsync.ko: each
 # cycle arms and disarms tracefs kretprobe events on the functions that
 # wbsync.ko probes, so the same ftrace sites are patched under the same
-# loops by the kernel alone.
+# loops by the kernel alone.  WBSYNC_STRESS_ARM=insmod is the other half:
+# each cycle loads and unloads another module, one without probes
+# ($WBSYNC_STRESS_CONTROL_MODULE, default exfat, for distribution
+# kernels, which have it as a module), under the same loops.
 # shellcheck source=selftests/wbsync_lib.sh
 . "$(dirname "$0")/wbsync_lib.sh"
 
@@ -51,6 +54,10 @@ read -r disk _ <<<"${WBSYNC_DISKS:-}"
 [ -n "$disk" ] || skip_all "no disk in WBSYNC_DISKS"
 [ "${WBSYNC_STRESS_ARM:-module}" != module ] || [ -f "${WBSYNC_MODULE:-}" ] ||
 	skip_all "no wbsync.ko in WBSYNC_MODULE"
+control_module=${WBSYNC_STRESS_CONTROL_MODULE:-exfat}
+[ "${WBSYNC_STRESS_ARM:-module}" != insmod ] ||
+	{ modprobe -n "$control_module" 2>/dev/null && ! grep -q "^$control_module " /proc/modules; } ||
+	skip_all "no unused module $control_module to load (WBSYNC_STRESS_CONTROL_MODULE)"
 [[ $loads =~ ^[1-9][0-9]*$ ]] || ktap_exit_fail_msg "WBSYNC_STRESS_LOADS must be a positive number"
 [ -x "$bin/sync_loop" ] || ktap_exit_fail_msg "$bin/sync_loop not built (make -C selftests)"
 ktap_set_plan 6
@@ -107,12 +114,12 @@ control_syms()
 }
 arm=${WBSYNC_STRESS_ARM:-module}
 case $arm in
-module) ;;
+module | insmod) ;;
 kprobe_events)
 	read -r -a syms <<<"$(control_syms | tr '\n' ' ')"
 	[ "${#syms[@]}" -gt 0 ] || ktap_exit_fail_msg "no probe target in /proc/kallsyms"
 	;;
-*) ktap_exit_fail_msg "WBSYNC_STRESS_ARM must be module or kprobe_events" ;;
+*) ktap_exit_fail_msg "WBSYNC_STRESS_ARM must be module, kprobe_events or insmod" ;;
 esac
 
 # The calls of each phase that the probes saw in this cycle (now[], by
@@ -207,6 +214,11 @@ for ((i = 1; i <= loads; i++)); do
 		control_cycle || failed=$((failed + 1))
 		continue
 	fi
+	if [ "$arm" = insmod ]; then
+		echo "wbsync_ctl: cycle $i loading $control_module" >/dev/kmsg
+		modprobe "$control_module" && modprobe -r "$control_module" || failed=$((failed + 1))
+		continue
+	fi
 	if ! insmod "$WBSYNC_MODULE"; then
 		failed=$((failed + 1))
 		continue
@@ -225,7 +237,11 @@ ktap_print_msg "$loads cycles ($arm), $failed failed to arm or disarm"
 ktap_test_result "$loads arm/disarm cycles ($arm) under sync, syncfs, fsync, sync_file_range and umount loops" \
 	[ $failed = 0 ]
 ktap_print_msg "calls seen while loaded: $(for p in "${!seen[@]}"; do printf '%s=%s ' "$p" "${seen[$p]}"; done)"
-ktap_test_result "the probes fired for sync, syncfs, sync_file_range and umount while loaded" overlapped
+if [ "$arm" = insmod ]; then
+	ktap_test_skip "the probes fired for sync, syncfs, sync_file_range and umount while loaded (no probes in $control_module)"
+else
+	ktap_test_result "the probes fired for sync, syncfs, sync_file_range and umount while loaded" overlapped
+fi
 
 # Every loop must still make progress once the module is gone: one more
 # call within a minute (a remount under KASAN and these loops can take
