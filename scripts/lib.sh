@@ -193,6 +193,16 @@ profile_throttle()
 	*) return 1 ;;
 	esac
 }
+# profile_device NAME: the virtio-blk-pci properties of the profile: hdd
+# is a SATA drive's one queue (so the guest kernel gives it mq-deadline, as
+# on real hardware), the others one queue per vCPU, as NVMe has.
+profile_device()
+{
+	case $1 in
+	hdd) echo "num-queues=1" ;;
+	*) echo ;;
+	esac
+}
 # profile_check NAME: a usage error unless NAME is a disk profile.
 profile_check()
 {
@@ -211,6 +221,18 @@ build_selftests()
 	make -s -C "$WBSYNC_TOP/selftests" KSRC="$ksrc" OUTPUT="$WBSYNC_TOP/output/selftests" &&
 		make -s -C "$WBSYNC_TOP/selftests/wait_inodes" KSRC="$ksrc" \
 			OUTPUT="$WBSYNC_TOP/output/selftests"
+}
+
+# host_disk_stat PATH: the stat file (/sys/dev/block/MAJ:MIN/stat) of the
+# host's block device that holds PATH, or nothing (tmpfs, overlayfs and
+# btrfs have none).
+host_disk_stat()
+{
+	local dev f
+
+	dev=$(stat -c %d "$1" 2>/dev/null) || return 0
+	f=/sys/dev/block/$(((dev >> 8) & 0xfff)):$(((dev & 0xff) | ((dev >> 12) & 0xfff00)))/stat
+	[ ! -r "$f" ] || echo "$f"
 }
 
 # vm_run VM-RUN-ARGS...: vm-run, once more if the guest died before it ran

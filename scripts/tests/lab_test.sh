@@ -56,7 +56,7 @@ expect_status()
 vm=("$top/scripts/vm-run" --kernel "$KERNEL" --quiet)
 
 ktap_print_header
-ktap_set_plan 35
+ktap_set_plan 37
 
 # Console scanner.
 ktap_test_result "scan-console passes a clean log" \
@@ -295,5 +295,24 @@ expect_status "vm-run gives up on a guest that hangs before the command (125)" 1
 	"${vm[@]}" --out "$tmp/o" --boot-timeout 15 --append "init=/bin/sleep -- 600" -- true
 expect_error "vm-run refuses a bad --boot-timeout" "bad --boot-timeout" \
 	"${vm[@]}" --out "$tmp/o" --boot-timeout 0 -- true
+
+# vm-run: an hdd disk is a SATA drive's, one queue with mq-deadline, as
+# Debian's kernel gives it; the host's disk under the images is sampled
+# while the guest runs (when the images are on a block device).
+rm -rf "$tmp/o"
+if "${vm[@]}" --out "$tmp/o" --disks 1 --profile hdd -- sh -c \
+	'grep -q "\[mq-deadline\]" /sys/block/vda/queue/scheduler && [ "$(ls /sys/block/vda/mq)" = 0 ]' \
+	>/dev/null 2>&1; then
+	ktap_test_pass "vm-run gives an hdd disk one queue and mq-deadline"
+else
+	ktap_test_fail "vm-run gives an hdd disk one queue and mq-deadline"
+fi
+if [ -z "$(. "$top/scripts/lib.sh" && host_disk_stat "$tmp/o")" ]; then
+	ktap_test_result "vm-run samples no host disk where the images are on none" \
+		test ! -e "$tmp/o/host-disk"
+else
+	ktap_test_result "vm-run samples the host disk under the images" \
+		awk 'NF != 3 { exit 1 } END { exit NR < 1 }' "$tmp/o/host-disk"
+fi
 
 ktap_finished
