@@ -127,7 +127,7 @@ else
 	# What the header of the report says, for -R.
 	declare -p vanilla_name profile runs secs writer kernels >"$out/params"
 	tsv=$out/results.tsv
-	printf 'kernel\tfstype\tnr_fs\trun\tsync_seconds\tdirty_bytes\twritten_bytes\tbound_seconds\tcpu_idle_pct\tdisk_busy_pct\n' >"$tsv"
+	printf 'kernel\tfstype\tnr_fs\trun\tsync_seconds\tdirty_bytes\twritten_bytes\tbound_seconds\tcpu_idle_pct\tdisk_busy_pct\twrite_requests\thost_disk_busy_pct\n' >"$tsv"
 
 	cells=$(( ${#cell_list[@]} * $(wc -w <<<"$kernels") ))
 	cell=0 failed=0
@@ -153,17 +153,33 @@ else
 				log "  guest failed: see $dir/output and $dir/console.log"
 				failed=1
 			fi
-			awk -v k="$k" '/^# run=/ {
+			# The host's disk under the images (vm-run's host-disk
+			# samples) over each sync: busy with other work, it slows
+			# the guest's disks whatever the kernel.
+			awk -v k="$k" -v hostf="$dir/host-disk" '
+			BEGIN { while ((getline l < hostf) > 0) { split(l, a, " "); ht[++hn] = a[1]; hb[hn] = a[2] } }
+			function host_busy(t0, t1,   i, j) {
+				for (i = 1; i <= hn && ht[i] < t0; i++)
+					;
+				for (j = hn; j >= 1 && ht[j] > t1; j--)
+					;
+				return (t0 != "" && j > i) ? sprintf("%.0f", (hb[j] - hb[i]) / (10 * (ht[j] - ht[i]))) : ""
+			}
+			/^# run=/ {
+				delete v
 				for (i = 2; i <= NF; i++) if ((e = index($i, "="))) v[substr($i, 1, e - 1)] = substr($i, e + 1)
 				label = (v["config"] == "" || v["config"] == "kernel") ? k : k "/" v["config"]
 				nr = v["nr_fs"] (v["layout"] == "shared" ? "s" : "")
-				printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", label, v["fstype"], nr,
+				hbusy = host_busy(v["start_epoch"], v["start_epoch"] + v["sync_seconds"])
+				printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", label, v["fstype"], nr,
 					v["run"], v["sync_seconds"], v["dirty_bytes"],
-					v["written_bytes"], v["bound_seconds"], v["cpu_idle_pct"], v["disk_busy_pct"]
-				printf "  run %s %s: sync %.2f s, %.1f MiB dirty at start, %.1f MiB written, bound %.2f s, CPU idle %s %%, disk busy %s %%\n",
+					v["written_bytes"], v["bound_seconds"], v["cpu_idle_pct"], v["disk_busy_pct"],
+					v["write_requests"], hbusy
+				printf "  run %s %s: sync %.2f s, %.1f MiB dirty at start, %.1f MiB written in %s requests, bound %.2f s, CPU idle %s %%, disk busy %s %%, host disk busy %s %%\n",
 					v["run"], label, v["sync_seconds"], v["dirty_bytes"] / 1048576,
-					v["written_bytes"] / 1048576, v["bound_seconds"],
-					v["cpu_idle_pct"], v["disk_busy_pct"] > "/dev/stderr"
+					v["written_bytes"] / 1048576, v["write_requests"] == "" ? "?" : v["write_requests"],
+					v["bound_seconds"], v["cpu_idle_pct"], v["disk_busy_pct"],
+					hbusy == "" ? "?" : hbusy > "/dev/stderr"
 			}' "$dir/output" >>"$tsv"
 			cp "$dir/output" "$dir.tap" 2>/dev/null || true
 		done
@@ -180,17 +196,19 @@ tail -n +2 "$tsv" | sort -t$'\t' -k2,2 -k3,3 -k1,1 -k5,5g | awk -F'\t' "$AWK_MED
 function flush() {
 	if (!cnt)
 		return
-	printf "%s\t%s\t%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%s\n", f, n, k, cnt, s[1],
+	printf "%s\t%s\t%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%s\t%s\n", f, n, k, cnt, s[1],
 		(cnt % 2 ? s[(cnt + 1) / 2] : (s[cnt / 2] + s[cnt / 2 + 1]) / 2), s[cnt],
 		median(b, cnt), ni ? sprintf("%.0f", median(idle, ni)) : "-",
-		nb ? sprintf("%.0f", median(busy, nb)) : "-"
+		nb ? sprintf("%.0f", median(busy, nb)) : "-",
+		nh ? sprintf("%.0f", median(host, nh)) : "-"
 }
 {
-	if ($2 != f || $3 != n || $1 != k) { flush(); cnt = 0; ni = 0; nb = 0 }
+	if ($2 != f || $3 != n || $1 != k) { flush(); cnt = 0; ni = 0; nb = 0; nh = 0 }
 	f = $2; n = $3; k = $1; cnt++; s[cnt] = $5; b[cnt] = $8
 	# runs measured before the regime was recorded have no value
 	if ($9 != "") idle[++ni] = $9
 	if ($10 != "") busy[++nb] = $10
+	if ($12 != "") host[++nh] = $12
 }
 END { flush() }' >"$summary"
 
@@ -205,19 +223,22 @@ END { flush() }' >"$summary"
 		"Regime: the medians, over each sync, of the guest's idle CPU share" \
 		"(/proc/stat) and of the busiest disk's share of time with I/O in flight" \
 		"(io_ticks); under 10 % idle the cell is marked CPU-bound, the guest's" \
-		"CPU rather than the disk possibly setting the pace."
+		"CPU rather than the disk possibly setting the pace.  Host: the host's" \
+		"own disk under the images, busy over the sync (median); other work" \
+		"on the host can slow every guest disk down."
 	echo
-	echo "| fs | busy fs | vanilla | patched | vanilla/patched | bound | patched/bound | CPU idle, disk busy (vanilla; patched) |"
+	echo "| fs | busy fs | vanilla | patched | vanilla/patched | bound | patched/bound | CPU idle, disk busy, host disk busy (vanilla; patched) |"
 	echo "|---|---|---|---|---|---|---|---|"
 	awk -F'\t' "$AWK_BUSY"'
-	function regime(idle, busy) {
+	function regime(idle, busy, host) {
 		if (idle == "" || idle == "-")
 			return "-"
 		# under 10 % idle the guest CPU, not the disk, may set the pace
-		return idle " %, " busy " %" (idle < 10 ? " (CPU-bound)" : "")
+		return idle " %, " busy " %" (host == "" || host == "-" ? "" : ", host " host " %") \
+			(idle < 10 ? " (CPU-bound)" : "")
 	}
 	{ key = $1 "\t" $2; cell[key, $3] = sprintf("%.2f / %.2f / %.2f", $5, $6, $7)
-	  med[key, $3] = $6; bound[key, $3] = $8; reg[key, $3] = regime($9, $10)
+	  med[key, $3] = $6; bound[key, $3] = $8; reg[key, $3] = regime($9, $10, $11)
 	  if (!(key in seen)) { seen[key] = 1; order[++o] = key } }
 	END {
 		for (i = 1; i <= o; i++) {
@@ -261,19 +282,20 @@ END { flush() }' >"$summary"
 			"patches alone ($(kernel_patches for_sync)), cutoff the sync-start cutoff with" \
 			"its ext4 and xfs opt-ins alone ($(kernel_patches cutoff)), patched the whole" \
 			"series.  Sync seconds min / median / max; the ratios are vanilla's median" \
-			"over each kernel's; the regime is each kernel's median CPU idle and disk busy."
+			"over each kernel's; the regime is each kernel's median CPU idle, disk busy" \
+			"and host disk busy."
 		echo
 		printf '| fs | busy fs |'
 		for k in $kernels; do printf ' %s |' "$k"; done
 		for k in $kernels; do [ "$k" = vanilla ] || printf ' vanilla/%s |' "$k"; done
-		echo ' CPU idle, disk busy |'
+		echo ' CPU idle / disk busy / host disk busy |'
 		printf '|---|---|'
 		for k in $kernels; do printf -- '---|'; done
 		for k in $kernels; do [ "$k" = vanilla ] || printf -- '---|'; done
 		echo '---|'
 		awk -F'\t' -v kernels="$kernels" "$AWK_BUSY"'
 		{ key = $1 "\t" $2; cell[key, $3] = sprintf("%.2f / %.2f / %.2f", $5, $6, $7)
-		  med[key, $3] = $6; reg[key, $3] = $9 == "-" ? "-" : $9 "/" $10
+		  med[key, $3] = $6; reg[key, $3] = $9 == "-" ? "-" : $9 "/" $10 "/" $11
 		  if (!(key in seen)) { seen[key] = 1; order[++o] = key } }
 		END {
 			nk = split(kernels, ks, " ")

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # sync_busy.sh [-f FSTYPE] [-n NR_FS] [-l separate|shared] [-t SECONDS]
-#              [-r RUNS] [-w dd|c] [-c CONFIGS]
+#              [-r RUNS] [-w dd|c] [-c CONFIGS] [-m MOUNT_OPTIONS]
 #
 # The seed's sync-under-load measurement, in a wbsync guest (KTAP).  Each
 # run makes FSTYPE (ext4, xfs, vfat, exfat or ext2) on the first NR_FS disks of
@@ -17,6 +17,8 @@
 # that rate (the disks write in parallel).  A run fails if the sync or
 # the writers fail, or if a filesystem does not check clean afterwards.
 #
+# -m mounts the filesystems with MOUNT_OPTIONS (mount -o).
+#
 # -c runs every run once per configuration, in turn, in the same boot:
 # "kernel" (no module), "wbsync" (wbsync.ko of $WBSYNC_MODULE loaded) or
 # "wbsync:KNOB=VALUE[,KNOB=VALUE]" (loaded, with its debugfs knobs set),
@@ -24,11 +26,16 @@
 # overhead and its one-boot A/B.  Default: kernel.  With the module
 # loaded, its statistics of each run (where the sync time went, per
 # superblock and phase) are kept in $WBSYNC_OUT/stats-RUN-CONFIG.
+# With SYNC_BUSY_TRACE=1, each sync is traced (sync_measure.sh's
+# SYNC_MEASURE_TRACE) into $WBSYNC_OUT/trace-RUN-CONFIG; with
+# SYNC_BUSY_STACKS=1, its blocked tasks are sampled (SYNC_MEASURE_STACKS)
+# into $WBSYNC_OUT/stacks-RUN-CONFIG.  On ext4, the journals' statistics
+# after each run (/proc/fs/jbd2/*/info) go to $WBSYNC_OUT/jbd2-RUN-CONFIG.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-fstype=ext4 nr=1 layout=separate secs=40 runs=1 writer=c configs=kernel
-usage="usage: sync_busy.sh [-f FSTYPE] [-n NR_FS] [-l separate|shared] [-t SECONDS] [-r RUNS] [-w dd|c] [-c CONFIGS]"
-while getopts f:n:l:t:r:w:c: opt; do
+fstype=ext4 nr=1 layout=separate secs=40 runs=1 writer=c configs=kernel mount_opts=
+usage="usage: sync_busy.sh [-f FSTYPE] [-n NR_FS] [-l separate|shared] [-t SECONDS] [-r RUNS] [-w dd|c] [-c CONFIGS] [-m MOUNT_OPTIONS]"
+while getopts f:n:l:t:r:w:c:m: opt; do
 	case $opt in
 	f) fstype=$OPTARG ;;
 	n) nr=$OPTARG ;;
@@ -37,6 +44,7 @@ while getopts f:n:l:t:r:w:c: opt; do
 	r) runs=$OPTARG ;;
 	w) writer=$OPTARG ;;
 	c) configs=$OPTARG ;;
+	m) mount_opts=$OPTARG ;;
 	*) echo "$usage" >&2; exit 2 ;;
 	esac
 done
@@ -131,7 +139,7 @@ mount_fresh()
 	for ((k = 0; k < $1; k++)); do
 		"${mkfs[@]}" "${disks[k]}" >/dev/null || return 1
 		m=$(mktemp -d /tmp/wbsync-busy.XXXXXX)
-		mount -t "$fstype" "${disks[k]}" "$m" || return 1
+		mount -t "$fstype" ${mount_opts:+-o "$mount_opts"} "${disks[k]}" "$m" || return 1
 		mnts+=("$m")
 	done
 }
@@ -178,6 +186,10 @@ for ((r = 1; r <= runs; r++)); do
 				"$busy_writer" "${mnts[@]}" >/tmp/wbsync-busy.out &
 				pid=$!
 				sleep "$secs"
+				[ "${SYNC_BUSY_TRACE:-0}" = 0 ] || [ -z "${WBSYNC_OUT:-}" ] ||
+					export SYNC_MEASURE_TRACE="$WBSYNC_OUT/trace-$r-${c//[^a-z0-9_=-]/_}"
+				[ "${SYNC_BUSY_STACKS:-0}" = 0 ] || [ -z "${WBSYNC_OUT:-}" ] ||
+					export SYNC_MEASURE_STACKS="$WBSYNC_OUT/stacks-$r-${c//[^a-z0-9_=-]/_}"
 				res=$("$here/sync_measure.sh" "${names[@]}")
 				kill "$pid"
 				wait "$pid" || res=
@@ -186,6 +198,9 @@ for ((r = 1; r <= runs; r++)); do
 		fi
 		[ "$c" = kernel ] || [ -z "${WBSYNC_OUT:-}" ] ||
 			cat /sys/kernel/debug/wbsync/stats >"$WBSYNC_OUT/stats-$r-${c//[^a-z0-9_=-]/_}" 2>/dev/null
+		# ext4's journal: how long commits took and handles waited for them
+		[ -z "${WBSYNC_OUT:-}" ] || [ "$fstype" != ext4 ] ||
+			grep -H '' /proc/fs/jbd2/*/info >"$WBSYNC_OUT/jbd2-$r-${c//[^a-z0-9_=-]/_}" 2>/dev/null
 		unmount_all || res=
 		max=$(field max_disk_dirty_bytes "$res")
 		if [ -z "$max" ] || ! fsck_all; then

@@ -5,7 +5,7 @@
 #
 # Runs sync(1) and prints, on one line:
 #   sync_seconds=S dirty_bytes=D max_disk_dirty_bytes=M written_bytes=W
-#   cpu_idle_pct=I disk_busy_pct=B
+#   cpu_idle_pct=I disk_busy_pct=B write_requests=R start_epoch=T
 # D is Dirty + Writeback of /proc/meminfo just before the sync: the data
 # a sync that skips nothing dirtied after its start has to write.  M is
 # the largest share of it on one of the DISKs (names as in /sys/block;
@@ -13,7 +13,18 @@
 # DISKs wrote while the sync ran, from their stat files.  I is the share
 # of the guest's CPU time that was idle during the sync (/proc/stat), B
 # the busiest DISK's share of the time with I/O in flight (io_ticks): the
-# regime, which tells a disk-bound sync from one the CPU holds back.
+# regime, which tells a disk-bound sync from one the CPU holds back.  R
+# is the number of write requests the DISKs completed during the sync: W/R
+# tells a sync held back by the disks' IOPS from one held back by their rate.
+# T is when the sync started (seconds since the epoch), to match the sync
+# with what the host measured meanwhile.
+#
+# With SYNC_MEASURE_TRACE=FILE, the block requests issued, the writeback
+# works and the jbd2 commits and checkpoints during the sync are traced
+# into FILE (tracefs), to see who wrote what while the sync ran.  With
+# SYNC_MEASURE_STACKS=FILE, once a second during the sync the requests in
+# flight on each DISK and the kernel stacks of the tasks in D state go to
+# FILE: where a sync that leaves the CPU idle waits (lighter than a trace).
 set -u
 [ $# -gt 0 ] || set -- $(cd /sys/block && ls -d vd* 2>/dev/null)
 for d in "$@"; do
@@ -30,6 +41,45 @@ written()
 		sum=$((sum + f[6] * 512))
 	done
 	echo "$sum"
+}
+
+# Write requests completed (field 5), summed.
+write_requests()
+{
+	local d sum=0 f
+
+	for d in "$@"; do
+		read -r -a f <"/sys/block/$d/stat"
+		sum=$((sum + f[4]))
+	done
+	echo "$sum"
+}
+
+trace_events="block/block_rq_issue writeback/writeback_start writeback/writeback_written
+	writeback/writeback_queue_io jbd2/jbd2_start_commit jbd2/jbd2_end_commit
+	jbd2/jbd2_checkpoint jbd2/jbd2_checkpoint_stats"
+
+# Start (on) or stop and save (off) the trace of SYNC_MEASURE_TRACE.
+trace()
+{
+	local t=/sys/kernel/tracing e
+
+	[ -n "${SYNC_MEASURE_TRACE:-}" ] || return 0
+	mountpoint -q $t || mount -t tracefs none $t || return 1
+	if [ "$1" = on ]; then
+		echo 0 >$t/tracing_on && echo 65536 >$t/buffer_size_kb && echo >$t/trace || return 1
+		for e in $trace_events; do
+			[ ! -e "$t/events/$e/enable" ] || echo 1 >"$t/events/$e/enable" || return 1
+		done
+		echo 1 >$t/tracing_on
+	else
+		echo 0 >$t/tracing_on
+		cat $t/trace >"$SYNC_MEASURE_TRACE" || return 1
+		for e in $trace_events; do
+			[ ! -e "$t/events/$e/enable" ] || echo 0 >"$t/events/$e/enable"
+		done
+		echo >$t/trace
+	fi
 }
 
 # Milliseconds with I/O in flight (field 10), one line per disk.
@@ -63,22 +113,51 @@ for d in "$@"; do
 	[ "$b" -gt "$max" ] && max=$b
 done
 dirty=$(awk '/^(Dirty|Writeback):/ { kb += $2 } END { print kb * 1024 }' /proc/meminfo)
+# Sample, until killed, what SYNC_MEASURE_STACKS says (see above).
+stacks()
+{
+	local d p st
+
+	while :; do
+		echo "== $EPOCHREALTIME"
+		for d in "$@"; do
+			echo "$d inflight $(cat "/sys/block/$d/inflight")"
+		done
+		for p in /proc/[0-9]*; do
+			read -r _ _ st _ <"$p/stat" 2>/dev/null && [ "$st" = D ] || continue
+			echo "-- ${p#/proc/} $(cat "$p/comm" 2>/dev/null)"
+			cat "$p/stack" 2>/dev/null
+		done
+		sleep 1
+	done >"$SYNC_MEASURE_STACKS"
+}
+
+trace on || { echo "sync_measure.sh: cannot trace into $SYNC_MEASURE_TRACE" >&2; exit 2; }
 before=$(written "$@")
+reqs0=$(write_requests "$@")
 read -r -a ticks0 <<<"$(io_ticks "$@" | tr '\n' ' ')"
 read -r idle0 total0 <<<"$(cpu_times)"
-start=$(date +%s.%N)
+stacks_pid=
+if [ -n "${SYNC_MEASURE_STACKS:-}" ]; then
+	stacks "$@" &
+	stacks_pid=$!
+fi
+start=$EPOCHREALTIME
 sync || exit 1
-end=$(date +%s.%N)
+end=$EPOCHREALTIME
+[ -z "$stacks_pid" ] || kill "$stacks_pid"
 read -r idle1 total1 <<<"$(cpu_times)"
 read -r -a ticks1 <<<"$(io_ticks "$@" | tr '\n' ' ')"
 after=$(written "$@")
+reqs1=$(write_requests "$@")
+trace off || { echo "sync_measure.sh: cannot save the trace to $SYNC_MEASURE_TRACE" >&2; exit 2; }
 secs=$(echo "$end - $start" | bc)
 busiest=0
 for ((k = 0; k < ${#ticks0[@]}; k++)); do
 	t=$((ticks1[k] - ticks0[k]))
 	[ "$t" -gt "$busiest" ] && busiest=$t
 done
-printf 'sync_seconds=%.3f dirty_bytes=%d max_disk_dirty_bytes=%d written_bytes=%d cpu_idle_pct=%.0f disk_busy_pct=%.0f\n' \
+printf 'sync_seconds=%.3f dirty_bytes=%d max_disk_dirty_bytes=%d written_bytes=%d cpu_idle_pct=%.0f disk_busy_pct=%.0f write_requests=%d start_epoch=%s\n' \
 	"$secs" "$dirty" "$max" "$((after - before))" \
 	"$(echo "100 * ($idle1 - $idle0) / ($total1 - $total0 + 1)" | bc -l)" \
-	"$(echo "$busiest / (10 * $secs + 0.001)" | bc -l)"
+	"$(echo "$busiest / (10 * $secs + 0.001)" | bc -l)" "$((reqs1 - reqs0))" "$start"
