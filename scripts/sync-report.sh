@@ -3,7 +3,7 @@
 #
 # sync-report.sh [--short] [-f FSTYPES] [-n NR_FS_LIST] [-r RUNS] [-t SECONDS]
 #                [-w dd|c] [-p PROFILE] [-o OUTDIR] [-s] [-c CONFIGS]
-#                [-k KERNELS]
+#                [-k KERNELS] [-m MOUNT_OPTIONS]
 # sync-report.sh -R OUTDIR
 #
 # The vanilla-versus-patched report.  For every cell (filesystem type and
@@ -28,7 +28,9 @@
 # out the vanilla kernel (with -c: the module's overhead alone).  -k with
 # for_sync and cutoff ("vanilla for_sync cutoff patched") adds the
 # ablation: each half of the series alone (kernel_patches in lib.sh), in
-# a table of its own; -c applies to the patched kernel only.  -R renders the
+# a table of its own; -c applies to the patched kernel only.  -m mounts
+# every cell's filesystems with MOUNT_OPTIONS (sync_busy.sh -m; e.g.
+# -f ext4:2s -m nodioread_nolock).  -R renders the
 # report again from OUTDIR/results.tsv and OUTDIR/params, without running
 # anything (after editing or merging results).
 set -euo pipefail
@@ -41,9 +43,9 @@ if [ "${1:-}" = --short ]; then
 	fstypes=ext4 nrs=2 runs=3 secs=5 kernels="vanilla patched"
 	shift
 fi
-usage="usage: sync-report.sh [--short] [-f FSTYPES] [-n NR_FS_LIST] [-r RUNS] [-t SECONDS] [-w dd|c] [-p PROFILE] [-o OUTDIR] [-s] [-c CONFIGS] [-k KERNELS] | -R OUTDIR"
-stock=0 configs=kernel render=''
-while getopts f:n:r:t:w:p:o:sc:k:R: opt; do
+usage="usage: sync-report.sh [--short] [-f FSTYPES] [-n NR_FS_LIST] [-r RUNS] [-t SECONDS] [-w dd|c] [-p PROFILE] [-o OUTDIR] [-s] [-c CONFIGS] [-k KERNELS] [-m MOUNT_OPTIONS] | -R OUTDIR"
+stock=0 configs=kernel render='' mount_opts=
+while getopts f:n:r:t:w:p:o:sc:k:m:R: opt; do
 	case $opt in
 	f) fstypes=$OPTARG ;;
 	n) nrs=$OPTARG ;;
@@ -55,6 +57,7 @@ while getopts f:n:r:t:w:p:o:sc:k:R: opt; do
 	s) stock=1 ;;
 	c) configs=$OPTARG ;;
 	k) kernels=$OPTARG ;;
+	m) mount_opts=$OPTARG ;;
 	R) render=$OPTARG ;;
 	*) usage_error "$usage" ;;
 	esac
@@ -125,7 +128,7 @@ else
 	rm -rf "$out"
 	mkdir -p "$out"
 	# What the header of the report says, for -R.
-	declare -p vanilla_name profile runs secs writer kernels >"$out/params"
+	declare -p vanilla_name profile runs secs writer kernels mount_opts >"$out/params"
 	tsv=$out/results.tsv
 	printf 'kernel\tfstype\tnr_fs\trun\tsync_seconds\tdirty_bytes\twritten_bytes\tbound_seconds\tcpu_idle_pct\tdisk_busy_pct\twrite_requests\thost_disk_busy_pct\n' >"$tsv"
 
@@ -149,7 +152,8 @@ else
 				env BUSY_WRITER="$WBSYNC_TOP/output/selftests/busy_writer" \
 				WBSYNC_MODULE="$module" \
 				"$WBSYNC_TOP/selftests/sync_busy.sh" -f "$f" -n "$nr" -l "$layout" \
-				-t "$secs" -r "$runs" -w "$writer" -c "$c"; then
+				-t "$secs" -r "$runs" -w "$writer" -c "$c" \
+				${mount_opts:+-m "$mount_opts"}; then
 				log "  guest failed: see $dir/output and $dir/console.log"
 				failed=1
 			fi
@@ -217,7 +221,7 @@ END { flush() }' >"$summary"
 	echo
 	echo "Base: $(cat "$ksrc/.wbsync-base"), series: $(series_files | wc -l) patches;" \
 		"vanilla is $vanilla_name." \
-		"Disks: $profile; $runs runs of ${secs} s of writing (${writer:-c (vfat: dd)} writers, 10 per filesystem," \
+		"Disks: $profile${mount_opts:+, mounted -o $mount_opts}; $runs runs of ${secs} s of writing (${writer:-c (vfat: dd)} writers, 10 per filesystem," \
 		"16 KiB files); sync seconds min / median / max.  Bound: the data dirty on the"\
 		"busiest disk at sync start, at the disk's calibrated rate (median)." \
 		"Regime: the medians, over each sync, of the guest's idle CPU share" \
