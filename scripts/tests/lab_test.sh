@@ -307,12 +307,14 @@ if "${vm[@]}" --out "$tmp/o" --disks 1 --profile hdd -- sh -c \
 else
 	ktap_test_fail "vm-run gives an hdd disk one queue and mq-deadline"
 fi
+# (ktap_test_result splits its command into words: no awk program there)
 if [ -z "$(. "$top/scripts/lib.sh" && host_disk_stat "$tmp/o")" ]; then
 	ktap_test_result "vm-run samples no host disk where the images are on none" \
 		test ! -e "$tmp/o/host-disk"
+elif awk 'NF != 3 { exit 1 } END { exit NR < 1 }' "$tmp/o/host-disk"; then
+	ktap_test_pass "vm-run samples the host disk under the images"
 else
-	ktap_test_result "vm-run samples the host disk under the images" \
-		awk 'NF != 3 { exit 1 } END { exit NR < 1 }' "$tmp/o/host-disk"
+	ktap_test_fail "vm-run samples the host disk under the images"
 fi
 
 ktap_finished
