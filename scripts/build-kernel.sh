@@ -6,7 +6,7 @@
 # Configure and build a guest kernel (vmlinux, plus what out-of-tree
 # "make M=" module builds need) and print its build directory.  Builds are
 # cached in $WBSYNC_CACHE/builds, keyed by a hash of the base version, the
-# series, the config fragments and $WBSYNC_VARIANT (default|debug), so an
+# series, the config fragments and $WBSYNC_VARIANT (default|debug|nfs), so an
 # unchanged input never rebuilds and a changed one always does.
 # --config-only stops after checking the configuration; --modules-prepare
 # stops after "make modules_prepare", which is all that out-of-tree
@@ -23,7 +23,8 @@ frags=("$WBSYNC_TOP/kconfig/base.config" "$WBSYNC_TOP/selftests/config")
 case "$WBSYNC_VARIANT" in
 default) ;;
 debug) frags+=("$WBSYNC_TOP/kconfig/debug.config") ;;
-*) usage_error "unknown WBSYNC_VARIANT '$WBSYNC_VARIANT' (default or debug)" ;;
+nfs) frags+=("$WBSYNC_TOP/kconfig/nfs.config") ;;
+*) usage_error "unknown WBSYNC_VARIANT '$WBSYNC_VARIANT' (default, debug or nfs)" ;;
 esac
 
 config_only=0 target="vmlinux modules"

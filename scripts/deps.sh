@@ -40,7 +40,7 @@ table=(
 	"qemu-system-x86: qemu-system-x86_64"
 	"busybox: busybox"
 	"libc-bin: ldd"
-	"procps: pgrep sysctl"
+	"procps: pgrep pkill sysctl"
 	"util-linux: blockdev dmesg flock mountpoint mkfs.minix fsck.minix lsblk unshare"
 	"mount: mount umount losetup"
 	"fdisk: sfdisk"
@@ -52,6 +52,9 @@ table=(
 	"exfatprogs: mkfs.exfat fsck.exfat"
 	"udftools: mkudffs"
 	"dmsetup: dmsetup"
+	# hole H2's crash test: an NFS server and client in the guest
+	"nfs-kernel-server: rpc.nfsd rpc.mountd exportfs" "nfs-common: mount.nfs"
+	"iproute2: ip"
 	# fstests (make fstests): its build, and what its tests run
 	"autoconf: autoconf" "automake:" "libtool: libtoolize" "libtool-bin:"
 	"libacl1-dev:" "libattr1-dev:" "libaio-dev:" "libcap-dev:" "libgdbm-dev:"

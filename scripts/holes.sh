@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# holes.sh KERNEL [--hole h1|h4|all] [--cycles N] [options]
+# holes.sh KERNEL [--hole h1|h2|h4|all] [--cycles N] [options]
 #
-# Crash tests for the holes H1 and H4 of the series' v2 sync cutoff
+# Crash tests for the holes H1, H2 and H4 of the series' v2 sync cutoff
 # (selftests/integrity/holes_test.sh and README.rst there).  KERNEL is
 # one of the lab's kernels (vanilla, patched, for_sync, cutoff) or a
 # kernel build directory.  Builds the guest helper (and for h1
@@ -14,7 +14,8 @@
 # sync(2) was lost), 2 on bad arguments.
 #
 # Options (-f, -l, -p and -o are the letters of the other lab scripts):
-#   --hole H         h1, h4 or all (default all)
+#   --hole H         h1, h2, h4 or all (default all); h2 (NFS) runs the
+#                    kernels of WBSYNC_VARIANT=nfs, h1 and h4 with it
 #   --cycles N       crash/verify cycles per hole (default 1)
 #   -p, --profile P  disk profile: none, ssd or hdd (default hdd)
 #   --slow-mb MIB    data dirty on the slow ext4 at the sync (default 256)
@@ -61,10 +62,18 @@ while [ $# -gt 0 ]; do
 	esac
 done
 case "$holes" in
-all) hole_list=(h1 h4) ;;
-h1|h4) hole_list=("$holes") ;;
-*) usage_error "unknown hole '$holes' (h1, h4, all)" ;;
+all) hole_list=(h1 h2 h4) ;;
+h1|h2|h4) hole_list=("$holes") ;;
+*) usage_error "unknown hole '$holes' (h1, h2, h4, all)" ;;
 esac
+# h2 needs an NFS server and client in the guest: the nfs variant, a
+# superset of the default one.
+if [[ " ${hole_list[*]} " = *" h2 "* ]]; then
+	case $WBSYNC_VARIANT in
+	default|nfs) export WBSYNC_VARIANT=nfs ;;
+	*) usage_error "--hole h2 needs the nfs variant, not WBSYNC_VARIANT=$WBSYNC_VARIANT" ;;
+	esac
+fi
 profile_check "$profile"
 ktap=$(ktap_helpers) || exit 2
 

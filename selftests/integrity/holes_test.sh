@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# holes_test.sh crash|verify --hole h1|h4 [options]
+# holes_test.sh crash|verify --hole h1|h2|h4 [options]
 #
-# Crash tests for two holes of the series' v2 sync-start cutoff (issue 12,
-# H1 and H4).  Each must lose data closed before sync(2) started on a
+# Crash tests for three holes of the series' v2 sync-start cutoff (issue
+# 12, H1, H2 and H4).  Each must lose data closed before sync(2) started on a
 # kernel with v2 (patches 6-12) and lose nothing on 6.12.  scripts/holes.sh
 # drives them: boot 1 (crash) sets up, writes, syncs and crashes with
 # sysrq-b the moment sync(2) returns; boot 2 (verify) checks the same
@@ -50,12 +50,27 @@
 #     started); v2 stamps it after C and skips it, and neither ext2 nor
 #     vfat sends a flush that would make the loop driver fsync it.  Boot 2
 #     checks the image: fsck -n and generation 2 in every file.
+# h2  an NFS write's COMMIT.  The second disk holds an ext4 that knfsd
+#     exports (sync export, NFSv4 over loopback), mounted second; the
+#     client's mount of it comes third.  F is created through the client
+#     and --size bytes of generation 1 are written to it from a file
+#     descriptor that stays open (a close would flush and COMMIT).  Then
+#     sync(2): its flusher kick writes F as UNSTABLE while the slow ext4 is
+#     synced; nfsd puts the data in the export's page cache, and the
+#     write's completion marks the client inode dirty for its COMMIT
+#     (nfs_mark_request_commit() before nfs_page_end_writeback()), after
+#     requeue_inode() took it off the lists as clean.  6.12's client pass
+#     selects it and nfs_write_inode() sends the COMMIT, whose fsync on the
+#     server writes F.  v2 stamps the inode after C and skips it; nfsd's
+#     dirtying of the export's F came after C as well, so neither pass
+#     writes F.  Boot 2 checks F on the export's ext4.  Needs an NFS server
+#     and client in the kernel (WBSYNC_VARIANT=nfs) and nfs-kernel-server.
 set -u
 
 usage()
 {
 	cat >&2 <<USAGE
-usage: holes_test.sh crash|verify --hole h1|h4 [options]
+usage: holes_test.sh crash|verify --hole h1|h2|h4 [options]
   --record FILE      record of boot 1 (default \$WBSYNC_OUT/record)
   --slow-mb MIB      data dirty on the slow ext4 at the sync (default 256)
   --read-delay-ms MS h1: dm-delay read delay (default 30000)
@@ -63,7 +78,8 @@ usage: holes_test.sh crash|verify --hole h1|h4 [options]
                      (default 300)
   --b-ms MS          h1: from the sync start to B's dirtying (default 500)
   --size BYTES       h1: F's size after the pre-sync append (default 65536);
-                     h4: size of each upper file (default 65536)
+                     h2: F's size; h4: size of each upper file (default
+                     65536)
   --files N          h4: upper files (default 64)
   --upper TYPE       h4: ext2 or vfat (default ext2)
   --upper-delay-ms MS  h4: dm-delay write delay between the upper
@@ -117,7 +133,7 @@ while [ $# -gt 0 ]; do
 	*) die "unknown option '$1' (see --help)" ;;
 	esac
 done
-case "$hole" in h1|h4) ;; *) die "--hole must be h1 or h4, not '$hole'" ;; esac
+case "$hole" in h1|h2|h4) ;; *) die "--hole must be h1, h2 or h4, not '$hole'" ;; esac
 case "$upper" in ext2|vfat) ;; *) die "--upper must be ext2 or vfat" ;; esac
 [ -n "$record" ] || die "no --record and no \$WBSYNC_OUT (run me in a wbsync guest)"
 [ -x "$helper" ] || die "helper '$helper' is missing"
@@ -136,6 +152,7 @@ export DM_DISABLE_UDEV=1
 read -r -a disks <<<"${WBSYNC_DISKS:-}"
 slow_dev=${disks[0]:-/dev/vda} dev2=${disks[1]:-/dev/vdb}
 mslow=/mnt/holes-slow mfat=/mnt/holes-fat mlower=/mnt/holes-lower mupper=/mnt/holes-upper
+mexport=/srv/holes-export mnfs=/mnt/holes-nfs
 img=$mlower/upper.img dm=wbsync-delay dmu=wbsync-upper udev=/dev/mapper/wbsync-upper
 loopdev=
 work=/run/wbsync-holes
@@ -151,9 +168,10 @@ cleanup()
 {
 	local m
 
-	for m in "$mupper" "$mfat" "$mlower" "$mslow"; do
+	for m in "$mnfs" "$mupper" "$mfat" "$mlower" "$mexport" "$mslow"; do
 		mountpoint -q "$m" && umount "$m"
 	done
+	! pgrep -x rpc.mountd >/dev/null || { rpc.nfsd 0; exportfs -ua; pkill -x rpc.mountd; }
 	dmsetup remove "$dmu" 2>/dev/null
 	[ -z "$loopdev" ] || losetup -d "$loopdev" 2>/dev/null
 	dmsetup remove "$dm" 2>/dev/null
@@ -411,6 +429,53 @@ h4_crash()
 	exec "$helper" sync -o "$record" "${dump[@]}"
 }
 
+# knfsd exports the ext4 on $dev2 (sync, so that UNSTABLE writes wait for
+# a COMMIT), NFSv4 only (no rpcbind); a short grace period, which a new
+# client's first OPEN must wait out.
+test_h2_setup()
+{
+	local d=/var/lib/nfs
+
+	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$dev2" &&
+		mkdir -p "$mexport" && mount -t ext4 -o noatime "$dev2" "$mexport" &&
+		bdi_min_ratio "$dev2" || return 1
+	mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd ||
+		{ ktap_print_msg "no NFS server in this kernel (WBSYNC_VARIANT=nfs)"; return 1; }
+	ip link set lo up && mkdir -p "$d/v4recovery" && : >"$d/etab" && : >"$d/rmtab" &&
+		echo 10 >/proc/fs/nfsd/nfsv4gracetime && echo 10 >/proc/fs/nfsd/nfsv4leasetime &&
+		exportfs -o rw,sync,no_root_squash,no_subtree_check,fsid=0 "127.0.0.1:$mexport" &&
+		rpc.mountd -N 3 && rpc.nfsd -N 3 4 || return 1
+	mkdir -p "$mnfs" && mount -t nfs4 127.0.0.1:/ "$mnfs" || return 1
+	# the client's bdi has no block device
+	echo "$BDI_MIN_RATIO" >"/sys/class/bdi/$(mountpoint -d "$mnfs")/min_ratio" || return 1
+	ktap_print_msg "NFS: $(grep " $mnfs " /proc/mounts); mount order $mslow, $mexport, $mnfs"
+}
+
+# F exists on the export, durably (nfsd commits a CREATE's metadata on a
+# sync export) and empty; then fd 7 holds it open for writing.
+test_h2_prepare()
+{
+	"$helper" fill -f "$work/F.gen1" -n "$size" -g 1 && exec 7>"$mnfs/F" &&
+		sync -f "$mexport" && [ "$(stat -c %s "$mexport/F")" = 0 ]
+}
+
+h2_crash()
+{
+	{
+		echo "hole h2"
+		echo "fs nfs"
+		echo "size $size"
+	} >>"$record"
+	log "h2: dirtying $slow_mb MiB on $mslow"
+	eval "$(slow_cmd)" || return 1
+	# Written, not closed: the data waits in the client's page cache.
+	cat "$work/F.gen1" >&7 || return 1
+	log "h2: $size bytes of generation 1 written to $mnfs/F (kept open)"
+	log "before sync: $(grep -E '^(Dirty|Writeback|NFS_Unstable):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
+	start_trace || ktap_print_msg "tracing is not available: running without it"
+	exec "$helper" sync -o "$record" "${dump[@]}"
+}
+
 # --trace: the writeback events from just before the sync to its return,
 # dumped by the helper (-t) before the crash.
 dump=()
@@ -457,6 +522,23 @@ test_h1_durable()
 test_h1_umount()
 {
 	umount "$mfat"
+}
+
+test_h2_mount()
+{
+	mkdir -p "$mexport" && mount -t ext4 "$dev2" "$mexport"
+}
+
+test_h2_durable()
+{
+	ktap_print_msg "F: $(stat -c %s "$mexport/F") bytes on the export; $(record_value size) written before sync(2), which took $(awk '/^sync_ns/ { printf "%.3f s", $2 / 1e9 }' "$record")"
+	ktap_print_msg "F: $("$helper" check -f "$mexport/F" -n "$(record_value size)" -g 1)"
+	"$helper" check -f "$mexport/F" -n "$(record_value size)" -g 1 >/dev/null
+}
+
+test_h2_umount()
+{
+	umount "$mexport"
 }
 
 test_h4_mount_lower()
@@ -509,7 +591,7 @@ test_h4_umount()
 ktap_print_header
 case "$phase" in
 crash)
-	[ "$hole" = h1 ] && ktap_set_plan 5 || ktap_set_plan 7
+	case $hole in h1) ktap_set_plan 5 ;; h2) ktap_set_plan 5 ;; *) ktap_set_plan 7 ;; esac
 	run "setup: two disks" disks
 	run "writeback: periodic and background writeback off" sysctl
 	run "setup: slow ext4 on $slow_dev, mounted first" slow_fs
@@ -520,6 +602,9 @@ crash)
 			ktap_test_skip "fault: wbsync_fault skips sync(2)'s flusher kick (--kick)"
 		fi
 		run "setup: vfat on dm-delay over $dev2, mounted second" h1_setup
+	elif [ "$hole" = h2 ]; then
+		run "setup: ext4 on $dev2 exported by knfsd (mounted second), its NFS mount third" h2_setup
+		run "prepare: F created through NFS, empty on the export, held open" h2_prepare
 	else
 		run "setup: ext4 on $dev2 (mounted second), $upper on loop over a file on it (third)" h4_setup
 		run "prepare: $files upper files of $size bytes, generation 1, durable" h4_prepare
@@ -540,6 +625,12 @@ verify)
 		run "mount: vfat after the crash" h1_mount
 		run "h1: F has its pre-sync size and content" h1_durable
 		run "umount: vfat" h1_umount
+	elif [ "$hole" = h2 ]; then
+		ktap_set_plan 4
+		run "record: sync(2) returned before the crash" record
+		run "mount: the exported ext4 after the crash" h2_mount
+		run "h2: F has the data written through NFS before sync(2)" h2_durable
+		run "umount: the exported ext4" h2_umount
 	else
 		ktap_set_plan 5
 		run "record: sync(2) returned before the crash" record
