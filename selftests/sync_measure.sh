@@ -31,26 +31,16 @@ for d in "$@"; do
 	[ -r "/sys/block/$d/stat" ] || { echo "sync_measure.sh: no disk $d" >&2; exit 2; }
 done
 
-# Sectors written (field 7 of /sys/block/DEV/stat), summed, in bytes.
-written()
+# Field $1 (from 0) of the DISKs' /sys/block/DEV/stat, summed: 4 is the
+# writes completed, 6 the sectors written.
+stat_sum()
 {
-	local d sum=0 f
+	local i=$1 d sum=0 f
 
+	shift
 	for d in "$@"; do
 		read -r -a f <"/sys/block/$d/stat"
-		sum=$((sum + f[6] * 512))
-	done
-	echo "$sum"
-}
-
-# Write requests completed (field 5), summed.
-write_requests()
-{
-	local d sum=0 f
-
-	for d in "$@"; do
-		read -r -a f <"/sys/block/$d/stat"
-		sum=$((sum + f[4]))
+		sum=$((sum + f[i]))
 	done
 	echo "$sum"
 }
@@ -133,8 +123,8 @@ stacks()
 }
 
 trace on || { echo "sync_measure.sh: cannot trace into $SYNC_MEASURE_TRACE" >&2; exit 2; }
-before=$(written "$@")
-reqs0=$(write_requests "$@")
+before=$(($(stat_sum 6 "$@") * 512))
+reqs0=$(stat_sum 4 "$@")
 read -r -a ticks0 <<<"$(io_ticks "$@" | tr '\n' ' ')"
 read -r idle0 total0 <<<"$(cpu_times)"
 stacks_pid=
@@ -148,8 +138,8 @@ end=$EPOCHREALTIME
 [ -z "$stacks_pid" ] || kill "$stacks_pid"
 read -r idle1 total1 <<<"$(cpu_times)"
 read -r -a ticks1 <<<"$(io_ticks "$@" | tr '\n' ' ')"
-after=$(written "$@")
-reqs1=$(write_requests "$@")
+after=$(($(stat_sum 6 "$@") * 512))
+reqs1=$(stat_sum 4 "$@")
 trace off || { echo "sync_measure.sh: cannot save the trace to $SYNC_MEASURE_TRACE" >&2; exit 2; }
 secs=$(echo "$end - $start" | bc)
 busiest=0
