@@ -14,8 +14,9 @@
 # sync(2) was lost), 2 on bad arguments.
 #
 # Options (-f, -l, -p and -o are the letters of the other lab scripts):
-#   --hole H         h1, h2, h4 or all (default all); h2 (NFS) runs the
-#                    kernels of WBSYNC_VARIANT=nfs, h1 and h4 with it
+#   --hole H         h1, h2, h4 or all (h1 and h4; default all); h2 (NFS)
+#                    runs the kernels of WBSYNC_VARIANT=nfs and does not
+#                    yet reach the hole on v2 (selftests/integrity/README.rst)
 #   --cycles N       crash/verify cycles per hole (default 1)
 #   -p, --profile P  disk profile: none, ssd or hdd (default hdd)
 #   --slow-mb MIB    data dirty on the slow ext4 at the sync (default 256)
@@ -62,7 +63,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 case "$holes" in
-all) hole_list=(h1 h2 h4) ;;
+all) hole_list=(h1 h4) ;;
 h1|h2|h4) hole_list=("$holes") ;;
 *) usage_error "unknown hole '$holes' (h1, h2, h4, all)" ;;
 esac
