@@ -21,7 +21,7 @@
 #                 scripts/fresh-check.sh options; root, about an hour)
 #   make soak     the integrity crash test, SOAK_CYCLES (67) cycles of each of
 #                 sync, syncfs and overwrite: 201 crash cycles; then the
-#                 holes tests of v2 (scripts/holes.sh, h1 and h4, 2 cycles each)
+#                 holes tests (scripts/holes.sh, h1, h2 and h4, 2 cycles each)
 #   make naive-check  the integrity test against the naive fixture kernel:
 #                 succeeds when the test catches its data loss
 #   make module-stress  100 insmod/rmmod cycles of wbsync.ko under sync,

@@ -14,9 +14,8 @@
 # sync(2) was lost), 2 on bad arguments.
 #
 # Options (-f, -l, -p and -o are the letters of the other lab scripts):
-#   --hole H         h1, h2, h4 or all (h1 and h4; default all); h2 (NFS)
-#                    runs the kernels of WBSYNC_VARIANT=nfs and does not
-#                    yet reach the hole on v2 (selftests/integrity/README.rst)
+#   --hole H         h1, h2, h4 or all (default); h2 (NFS) runs the
+#                    kernel's nfs variant (WBSYNC_VARIANT=nfs), built here
 #   --cycles N       crash/verify cycles per hole (default 1)
 #   -p, --profile P  disk profile: none, ssd or hdd (default hdd)
 #   --slow-mb MIB    data dirty on the slow ext4 at the sync (default 256)
@@ -27,6 +26,10 @@
 #   --trace          trace the writeback events of the sync (crash/trace)
 #   --upper-delay-ms MS  h4: write delay between the upper fs and the loop
 #                    device (default 300)
+#   --nfs-delay-ms MS  h2: netem delay on the guest's lo during the sync
+#                    (default 300)
+#   --nfs-write MODE h2: the NFS client's write= mount option, eager or
+#                    lazy (default eager; lazy makes the hole a race)
 #   --upper TYPE     h4: ext2 or vfat on the loop device (default ext2)
 #   --files N        h4: upper files (default 64)
 #   --timeout SEC    per boot (default 600)
@@ -50,9 +53,13 @@ while [ $# -gt 0 ]; do
 	--hole) need_arg "$@"; holes=$2; shift 2 ;;
 	--cycles) need_num "$@"; cycles=$2; shift 2 ;;
 	-p|--profile) need_arg "$@"; profile=$2; shift 2 ;;
-	--slow-mb|--read-delay-ms|--a-ms|--b-ms|--files|--upper-delay-ms)
+	--slow-mb|--read-delay-ms|--a-ms|--b-ms|--files|--upper-delay-ms|--nfs-delay-ms)
 		need_num "$@"; gopts+=("$1" "$2"); shift 2 ;;
 	--upper) need_arg "$@"; gopts+=("$1" "$2"); shift 2 ;;
+	--nfs-write)
+		need_arg "$@"
+		case $2 in eager|lazy) ;; *) usage_error "--nfs-write must be eager or lazy, not '$2'" ;; esac
+		gopts+=("$1" "$2"); shift 2 ;;
 	--kick) kick=1; gopts+=(--kick); shift ;;
 	--trace) gopts+=(--trace); shift ;;
 	--timeout) need_num "$@"; timeout=$2; shift 2 ;;
@@ -63,17 +70,20 @@ while [ $# -gt 0 ]; do
 	esac
 done
 case "$holes" in
-all) hole_list=(h1 h4) ;;
+all) hole_list=(h1 h2 h4) ;;
 h1|h2|h4) hole_list=("$holes") ;;
 *) usage_error "unknown hole '$holes' (h1, h2, h4, all)" ;;
 esac
-# h2 needs an NFS server and client in the guest: the nfs variant, a
-# superset of the default one.
-if [[ " ${hole_list[*]} " = *" h2 "* ]]; then
+# h2 needs an NFS server and client in the guest: the nfs variant of the
+# kernel, a superset of the default one.
+has_h2=0
+[[ " ${hole_list[*]} " != *" h2 "* ]] || has_h2=1
+if [ "$has_h2" = 1 ]; then
 	case $WBSYNC_VARIANT in
-	default|nfs) export WBSYNC_VARIANT=nfs ;;
+	default|nfs) ;;
 	*) usage_error "--hole h2 needs the nfs variant, not WBSYNC_VARIANT=$WBSYNC_VARIANT" ;;
 	esac
+	[ "${#hole_list[@]}" -gt 1 ] || export WBSYNC_VARIANT=nfs
 fi
 profile_check "$profile"
 ktap=$(ktap_helpers) || exit 2
@@ -81,6 +91,12 @@ ktap=$(ktap_helpers) || exit 2
 # Only now, with the arguments good: this may build a kernel.
 crash_kernel "$kernel"
 [ -f "$kdir/vmlinux" ] || usage_error "no $kdir/vmlinux"
+# The kernel of h2; a build directory given must be of the nfs variant.
+kdir_h2=$kdir
+if [ "$has_h2" = 1 ] && [ "$WBSYNC_VARIANT" != nfs ] && [[ "$kernel" != */* ]]; then
+	kdir_h2=$(WBSYNC_VARIANT=nfs "$WBSYNC_TOP/scripts/build-kernel.sh" "$kernel") &&
+		[ -f "$kdir_h2/vmlinux" ] || die "building the nfs variant of $kernel failed"
+fi
 
 work=${out:-$WBSYNC_TOP/output/holes-$name}
 [ -n "$out" ] || rm -rf "$work"
@@ -97,7 +113,7 @@ plan=$((1 + need_fault + cycles * ${#hole_list[@]} * 2))
 
 echo "TAP version 13"
 echo "1..$plan"
-echo "# kernel $kdir, holes ${hole_list[*]}, profile $profile, $cycles cycle(s)${gopts[*]:+, ${gopts[*]}}"
+echo "# kernel $kdir$([ "$kdir_h2" = "$kdir" ] || echo " (h2: $kdir_h2)"), holes ${hole_list[*]}, profile $profile, $cycles cycle(s)${gopts[*]:+, ${gopts[*]}}"
 echo "# work directory $work"
 
 if cp "$here/holes_test.sh" "$here/../wbsync_lib.sh" "$work/bin/" &&
@@ -164,8 +180,9 @@ trace_digest()
 
 run_cycle()
 {
-	local c=$1 h=$2 cdir=$work/c$1-$2 rc
-	local vm=(--kernel "$kdir" --disks 2 --disk-size 1G --profile "$profile" --timeout "$timeout")
+	local c=$1 h=$2 cdir=$work/c$1-$2 rc k=$kdir
+	[ "$h" != h2 ] || k=$kdir_h2
+	local vm=(--kernel "$k" --disks 2 --disk-size 1G --profile "$profile" --timeout "$timeout")
 
 	rm -rf "$cdir"
 	mkdir -p "$cdir"
@@ -182,10 +199,10 @@ run_cycle()
 
 	if ! verify_boot "$cdir" "${vm[@]}" -- \
 		"$work/bin/holes_test.sh" verify --hole "$h" --record "$cdir/crash/record"; then
-		tap "not ok" "cycle $c $h: boot 2: data closed before sync(2) was lost (vm-run exit status $boot_rc)"
+		tap "not ok" "cycle $c $h: boot 2: data written before sync(2) was lost (vm-run exit status $boot_rc)"
 		return 1
 	fi
-	tap ok "cycle $c $h: boot 2: everything closed before sync(2) is on disk"
+	tap ok "cycle $c $h: boot 2: everything written before sync(2) is on disk"
 }
 
 for ((c = 1; c <= cycles; c++)); do

@@ -233,7 +233,7 @@ usage_status_ok()
 		 "wait-inodes-report.sh -p floppy" "module-overhead.sh -n 9" \
 		 "module-stress.sh -k nightly" "fstests.sh -Z" "build-kernel.sh nightly" \
 		 "integrity.sh patched --nope" "integrity.sh patched -f nofs" \
-		 "holes.sh patched --hole h9" "holes.sh patched -p floppy" "sync-report.sh -p floppy" \
+		 "holes.sh patched --hole h9" "holes.sh patched -p floppy" "holes.sh patched --nfs-write often" "sync-report.sh -p floppy" \
 		 "check.sh --nope" "prepare-tree.sh --nope" "bisect-check.sh x" \
 		 "build-module.sh" "stock-initrd.sh a b" "deps.sh --nope" "vm-run --nope" \
 		 "fresh-check.sh -d relative/dir"; do

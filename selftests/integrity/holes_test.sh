@@ -51,20 +51,28 @@
 #     vfat sends a flush that would make the loop driver fsync it.  Boot 2
 #     checks the image: fsck -n and generation 2 in every file.
 # h2  an NFS write's COMMIT.  The second disk holds an ext4 that knfsd
-#     exports (sync export, NFSv4 over loopback), mounted second; the
-#     client's mount of it comes third.  F is created through the client
-#     and --size bytes of generation 1 are written to it from a file
-#     descriptor that stays open (a close would flush and COMMIT).  Then
-#     sync(2): its flusher kick writes F as UNSTABLE while the slow ext4 is
-#     synced; nfsd puts the data in the export's page cache, and the
-#     write's completion marks the client inode dirty for its COMMIT
-#     (nfs_mark_request_commit() before nfs_page_end_writeback()), after
-#     requeue_inode() took it off the lists as clean.  6.12's client pass
-#     selects it and nfs_write_inode() sends the COMMIT, whose fsync on the
-#     server writes F.  v2 stamps the inode after C and skips it; nfsd's
-#     dirtying of the export's F came after C as well, so neither pass
-#     writes F.  Boot 2 checks F on the export's ext4.  Needs an NFS server
-#     and client in the kernel (WBSYNC_VARIANT=nfs) and nfs-kernel-server.
+#     exports (sync export, NFSv4 over loopback), mounted first, before
+#     the slow ext4; the client's mount of it (-o write=eager) comes
+#     third.  F is created through the client.  Then netem delays every
+#     packet on lo by --nfs-delay-ms, the helper writes --size bytes of
+#     generation 1 to F from a descriptor it never closes (every close(2)
+#     of an NFS file writes and COMMITs it), which sends them at once as an
+#     UNSTABLE WRITE, and sync(2) starts (C).  Its flusher kick finds F's
+#     pages under writeback and nothing to COMMIT yet, and takes the inode
+#     off the lists as clean.  The export's pass is over before nfsd puts
+#     the data in the export's page cache; the WRITE's completion then
+#     marks the client inode dirty for its COMMIT (nfs_mark_request_commit()
+#     before nfs_page_end_writeback(), in rpciod) while the slow ext4 is
+#     synced.  6.12's client pass selects the inode and nfs_write_inode()
+#     sends the COMMIT, whose fsync on the server writes F.  v2 stamps the
+#     inode after C and skips it: no COMMIT, and no pass writes F.  The
+#     record counts the client's WRITEs and COMMITs around the sync; boot 2
+#     checks F on the export's ext4.  With --nfs-write lazy (the default
+#     mount), the kick itself sends the WRITE with a COMMIT to follow its
+#     completion (nfs_io_completion_commit()), which may reach the server
+#     before the crash: the hole is then a race, not a certainty.  Needs
+#     an NFS server and client and netem in the kernel
+#     (WBSYNC_VARIANT=nfs), nfs-kernel-server and tc.
 set -u
 
 usage()
@@ -84,6 +92,10 @@ usage: holes_test.sh crash|verify --hole h1|h2|h4 [options]
   --upper TYPE       h4: ext2 or vfat (default ext2)
   --upper-delay-ms MS  h4: dm-delay write delay between the upper
                      filesystem and the loop device (default 300)
+  --nfs-delay-ms MS  h2: netem delay of every packet on lo during the
+                     sync (default 300)
+  --nfs-write MODE   h2: the client's write= mount option, eager or lazy
+                     (default eager)
   --kick             h1: keep sync(2)'s flusher kick (no wbsync_fault.ko)
   --trace            trace the writeback events of the sync into
                      \$WBSYNC_OUT/trace (dumped before the crash)
@@ -110,6 +122,7 @@ esac
 
 hole='' record=${WBSYNC_OUT:+$WBSYNC_OUT/record} slow_mb=256 delay_ms=30000
 a_ms=300 b_ms=500 size=65536 files=64 upper=ext2 kick=0 trace=0 udelay_ms=300
+nfs_delay_ms=300 nfs_write=eager
 helper=$here/wbsync_holes module=$here/wbsync_fault.ko
 need_arg() { [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs an argument"; }
 need_num() { [[ "${2:-}" =~ ^[0-9]+$ ]] || die "$1 needs a number, not '${2:-}'"; }
@@ -126,6 +139,8 @@ while [ $# -gt 0 ]; do
 	--upper) need_arg "$@"; upper=$2; shift 2 ;;
 	--kick) kick=1; shift ;;
 	--upper-delay-ms) need_num "$@"; udelay_ms=$2; shift 2 ;;
+	--nfs-delay-ms) need_num "$@"; nfs_delay_ms=$2; shift 2 ;;
+	--nfs-write) need_arg "$@"; nfs_write=$2; shift 2 ;;
 	--trace) trace=1; shift ;;
 	--helper) need_arg "$@"; helper=$2; shift 2 ;;
 	--module) need_arg "$@"; module=$2; shift 2 ;;
@@ -135,6 +150,7 @@ while [ $# -gt 0 ]; do
 done
 case "$hole" in h1|h2|h4) ;; *) die "--hole must be h1, h2 or h4, not '$hole'" ;; esac
 case "$upper" in ext2|vfat) ;; *) die "--upper must be ext2 or vfat" ;; esac
+case "$nfs_write" in eager|lazy) ;; *) die "--nfs-write must be eager or lazy" ;; esac
 [ -n "$record" ] || die "no --record and no \$WBSYNC_OUT (run me in a wbsync guest)"
 [ -x "$helper" ] || die "helper '$helper' is missing"
 [ "$hole" != h1 ] || [ "$kick" = 1 ] || [ "$phase" = verify ] || [ -f "$module" ] ||
@@ -429,10 +445,11 @@ h4_crash()
 	exec "$helper" sync -o "$record" "${dump[@]}"
 }
 
-# knfsd exports the ext4 on $dev2 (sync, so that UNSTABLE writes wait for
-# a COMMIT), NFSv4 only (no rpcbind); a short grace period, which a new
-# client's first OPEN must wait out.
-test_h2_setup()
+# knfsd exports the ext4 on $dev2, mounted before the slow ext4 so that
+# its pass is over before nfsd writes F (sync, so that UNSTABLE writes wait
+# for a COMMIT), NFSv4 only (no rpcbind); a short grace period, which a
+# new client's first OPEN must wait out.
+test_h2_export()
 {
 	local d=/var/lib/nfs
 
@@ -441,22 +458,43 @@ test_h2_setup()
 		bdi_min_ratio "$dev2" || return 1
 	mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd ||
 		{ ktap_print_msg "no NFS server in this kernel (WBSYNC_VARIANT=nfs)"; return 1; }
+	tc qdisc show dev lo >/dev/null || { ktap_print_msg "no tc (iproute2)"; return 1; }
 	ip link set lo up && mkdir -p "$d/v4recovery" && : >"$d/etab" && : >"$d/rmtab" &&
 		echo 10 >/proc/fs/nfsd/nfsv4gracetime && echo 10 >/proc/fs/nfsd/nfsv4leasetime &&
 		exportfs -o rw,sync,no_root_squash,no_subtree_check,fsid=0 "127.0.0.1:$mexport" &&
-		rpc.mountd -N 3 && rpc.nfsd -N 3 4 || return 1
-	mkdir -p "$mnfs" && mount -t nfs4 127.0.0.1:/ "$mnfs" || return 1
+		rpc.mountd -N 3 && rpc.nfsd -N 3 4
+}
+
+test_h2_client()
+{
+	mkdir -p "$mnfs" && mount -t nfs4 -o "write=$nfs_write" 127.0.0.1:/ "$mnfs" || return 1
 	# the client's bdi has no block device
 	echo "$BDI_MIN_RATIO" >"/sys/class/bdi/$(mountpoint -d "$mnfs")/min_ratio" || return 1
-	ktap_print_msg "NFS: $(grep " $mnfs " /proc/mounts); mount order $mslow, $mexport, $mnfs"
+	ktap_print_msg "NFS: $(grep " $mnfs " /proc/mounts); mount order $mexport, $mslow, $mnfs"
 }
 
 # F exists on the export, durably (nfsd commits a CREATE's metadata on a
-# sync export) and empty; then fd 7 holds it open for writing.
+# sync export) and empty.
 test_h2_prepare()
 {
-	"$helper" fill -f "$work/F.gen1" -n "$size" -g 1 && exec 7>"$mnfs/F" &&
-		sync -f "$mexport" && [ "$(stat -c %s "$mexport/F")" = 0 ]
+	: >"$mnfs/F" && sync -f "$mexport" && [ "$(stat -c %s "$mexport/F")" = 0 ]
+}
+
+# "WRITE n COMMIT n": the RPCs the client's mount has sent so far.
+nfs_ops()
+{
+	awk -v m="$mnfs" '
+	$1 == "device" { on = ($5 == m) }
+	on && ($1 == "WRITE:" || $1 == "COMMIT:") { printf "%s%s %s", sep, substr($1, 1, length($1) - 1), $2; sep = " " }
+	END { print "" }' /proc/self/mountstats
+}
+
+# A script with nfs_ops() and the commands $1, for the helper's -p and -t.
+h2_script()
+{
+	echo "mnfs=$mnfs"
+	declare -f nfs_ops
+	echo "$1"
 }
 
 h2_crash()
@@ -465,15 +503,22 @@ h2_crash()
 		echo "hole h2"
 		echo "fs nfs"
 		echo "size $size"
+		echo "nfs_delay_ms $nfs_delay_ms"
+		echo "nfs_write $nfs_write"
 	} >>"$record"
 	log "h2: dirtying $slow_mb MiB on $mslow"
 	eval "$(slow_cmd)" || return 1
-	# Written, not closed: the data waits in the client's page cache.
-	cat "$work/F.gen1" >&7 || return 1
-	log "h2: $size bytes of generation 1 written to $mnfs/F (kept open)"
-	log "before sync: $(grep -E '^(Dirty|Writeback|NFS_Unstable):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
+	log "before sync: $(grep -E '^(Dirty|Writeback):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
+	# Before the helper's write to F: the WRITE's reply comes after the
+	# kick's ->write_inode().
+	h2_script "echo \"nfs_ops_before \$(nfs_ops)\" >>'$record' &&
+		tc qdisc add dev lo root netem delay ${nfs_delay_ms}ms" >"$work/before-sync"
 	start_trace || ktap_print_msg "tracing is not available: running without it"
-	exec "$helper" sync -o "$record" "${dump[@]}"
+	h2_script "echo \"nfs_ops_after \$(nfs_ops)\" >>'$record'${dump[1]:+; ${dump[1]}}" >"$work/after-sync"
+	# The helper writes F and never closes it: every close(2) of an NFS
+	# file flushes and commits it (nfs_file_flush()).
+	exec "$helper" sync -o "$record" -f "$mnfs/F" -n "$size" -g 1 \
+		-p "bash $work/before-sync" -t "bash $work/after-sync"
 }
 
 # --trace: the writeback events from just before the sync to its return,
@@ -489,6 +534,14 @@ start_trace()
 		writeback_written writeback_single_inode writeback_wait writeback_exec; do
 		echo 1 >"$t/events/writeback/$e/enable" || return 1
 	done
+	# h2: who commits and writes F on the export
+	if [ "$hole" = h2 ]; then
+		for e in nfs/nfs_initiate_commit nfs/nfs_commit_done nfs/nfs_writeback_done \
+			nfsd/nfsd_commit_start nfsd/nfsd_write_start ext4/ext4_sync_file_enter \
+			ext4/ext4_alloc_da_blocks ext4/ext4_writepages; do
+			[ ! -e "$t/events/$e/enable" ] || echo 1 >"$t/events/$e/enable" || return 1
+		done
+	fi
 	echo 1 >"$t/tracing_on"
 	dump=(-t "echo 0 >$t/tracing_on; cat $t/trace >${record%/*}/trace")
 }
@@ -531,6 +584,7 @@ test_h2_mount()
 
 test_h2_durable()
 {
+	ktap_print_msg "client RPCs before the sync: $(record_value nfs_ops_before); at its return: $(record_value nfs_ops_after) (write=$(record_value nfs_write), netem delay $(record_value nfs_delay_ms) ms)"
 	ktap_print_msg "F: $(stat -c %s "$mexport/F") bytes on the export; $(record_value size) written before sync(2), which took $(awk '/^sync_ns/ { printf "%.3f s", $2 / 1e9 }' "$record")"
 	ktap_print_msg "F: $("$helper" check -f "$mexport/F" -n "$(record_value size)" -g 1)"
 	"$helper" check -f "$mexport/F" -n "$(record_value size)" -g 1 >/dev/null
@@ -591,10 +645,17 @@ test_h4_umount()
 ktap_print_header
 case "$phase" in
 crash)
-	case $hole in h1) ktap_set_plan 5 ;; h2) ktap_set_plan 5 ;; *) ktap_set_plan 7 ;; esac
+	case $hole in h1) ktap_set_plan 5 ;; h2) ktap_set_plan 6 ;; *) ktap_set_plan 7 ;; esac
 	run "setup: two disks" disks
 	run "writeback: periodic and background writeback off" sysctl
-	run "setup: slow ext4 on $slow_dev, mounted first" slow_fs
+	if [ "$hole" = h2 ]; then
+		run "setup: ext4 on $dev2 exported by knfsd, mounted first" h2_export
+		run "setup: slow ext4 on $slow_dev, mounted second" slow_fs
+		run "setup: the export's NFS mount, third" h2_client
+		run "prepare: F created through NFS, empty on the export" h2_prepare
+	else
+		run "setup: slow ext4 on $slow_dev, mounted first" slow_fs
+	fi
 	if [ "$hole" = h1 ]; then
 		if [ "$kick" = 0 ]; then
 			run "fault: wbsync_fault skips sync(2)'s flusher kick" fault
@@ -603,8 +664,7 @@ crash)
 		fi
 		run "setup: vfat on dm-delay over $dev2, mounted second" h1_setup
 	elif [ "$hole" = h2 ]; then
-		run "setup: ext4 on $dev2 exported by knfsd (mounted second), its NFS mount third" h2_setup
-		run "prepare: F created through NFS, empty on the export, held open" h2_prepare
+		:
 	else
 		run "setup: ext4 on $dev2 (mounted second), $upper on loop over a file on it (third)" h4_setup
 		run "prepare: $files upper files of $size bytes, generation 1, durable" h4_prepare

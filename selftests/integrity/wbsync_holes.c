@@ -23,8 +23,11 @@
  *	S: sync(2); -B MS after C, task B dirties FILE again through a shared
  *	mapping (it writes back the byte that is there: no content change),
  *	while A still holds I_SYNC.  When sync(2) returns: record, sysrq-b.
- *   wbsync_holes sync -o RECORD [-t CMD]
- *	take the sync start C, sync(2), record, sysrq-b.
+ *   wbsync_holes sync -o RECORD [-f FILE [-n SIZE] [-g GEN]] [-p CMD] [-t CMD]
+ *	run -p CMD; with -f, a child writes SIZE bytes of generation GEN
+ *	to the existing FILE and holds it open until the crash (h2: an NFS
+ *	close would write and commit); take the sync start C, sync(2),
+ *	record, sysrq-b.
  *   -t CMD (h1, sync): run CMD between the sync's return and the crash
  *	(a trace dump).
  *
@@ -371,12 +374,53 @@ static int do_h1(const char *file, uint64_t init, uint64_t size,
 	return 1;
 }
 
-static int do_sync(void)
+/*
+ * Write SIZE bytes of generation GEN to FILE from a child that holds it
+ * open until the crash.  On NFS, every close(2) of the file writes and
+ * commits it (nfs_file_flush()), also the close at exec(2) of a
+ * close-on-exec copy: the -t CMD child of a process holding FILE would
+ * commit it, and only the sync may.  The child never forks.
+ */
+static void write_and_hold(const char *file, uint64_t size, unsigned int gen)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(p))
+		die("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (pid == 0) {
+		int fd = open(file, O_WRONLY);
+
+		if (fd < 0)
+			die("open %s: %s", file, strerror(errno));
+		write_range(fd, gen, 0, size);
+		logmsg("%llu bytes of generation %u written to %s (held open by pid %d)",
+		       (unsigned long long)size, gen, file, (int)getpid());
+		if (write(p[1], "w", 1) != 1)
+			die("pipe: %s", strerror(errno));
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (read(p[0], &c, 1) != 1)
+		die("the writer of %s failed", file);
+	close(p[0]);
+}
+
+static int do_sync(const char *file, uint64_t size, unsigned int gen,
+		   const char *precmd)
 {
 	double t_c, t_ret;
 	int sysrq;
 
 	open_sysrq(&sysrq);
+	run_cmd("pre", precmd);
+	if (file)
+		write_and_hold(file, size, gen);
 	t_c = now();
 	record("sync_start %.6f", t_c);
 	logmsg("sync(2) starts (C)");
@@ -395,7 +439,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: wbsync_holes fill|check -f FILE -n SIZE [-g GEN]\n"
 		"       wbsync_holes h1 -f FILE -o RECORD [-i INIT] [-n SIZE] [-l CMD] [-p CMD] [-w CMD] [-A MS] [-B MS]\n"
-		"       wbsync_holes sync -o RECORD [-t CMD]\n");
+		"       wbsync_holes sync -o RECORD [-f FILE [-n SIZE] [-g GEN]] [-p CMD] [-t CMD]\n");
 	exit(2);
 }
 
@@ -448,7 +492,7 @@ int main(int argc, char **argv)
 			     b_ms);
 	}
 	if (!strcmp(cmd, "sync"))
-		return do_sync();
+		return do_sync(file, size, gen, precmd);
 	usage();
 	return 2;
 }
