@@ -130,7 +130,7 @@ else
 	# What the header of the report says, for -R.
 	declare -p vanilla_name profile runs secs writer kernels mount_opts >"$out/params"
 	tsv=$out/results.tsv
-	printf 'kernel\tfstype\tnr_fs\trun\tsync_seconds\tdirty_bytes\twritten_bytes\tbound_seconds\tcpu_idle_pct\tdisk_busy_pct\twrite_requests\thost_disk_busy_pct\n' >"$tsv"
+	printf 'kernel\tfstype\tnr_fs\trun\tsync_seconds\tdirty_bytes\twritten_bytes\tbound_seconds\tcpu_idle_pct\tdisk_busy_pct\twrite_requests\thost_disk_busy_pct\trate_bound_seconds\n' >"$tsv"
 
 	cells=$(( ${#cell_list[@]} * $(wc -w <<<"$kernels") ))
 	cell=0 failed=0
@@ -175,14 +175,15 @@ else
 				label = (v["config"] == "" || v["config"] == "kernel") ? k : k "/" v["config"]
 				nr = v["nr_fs"] (v["layout"] == "shared" ? "s" : "")
 				hbusy = host_busy(v["start_epoch"], v["start_epoch"] + v["sync_seconds"])
-				printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", label, v["fstype"], nr,
+				printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", label, v["fstype"], nr,
 					v["run"], v["sync_seconds"], v["dirty_bytes"],
 					v["written_bytes"], v["bound_seconds"], v["cpu_idle_pct"], v["disk_busy_pct"],
-					v["write_requests"], hbusy
-				printf "  run %s %s: sync %.2f s, %.1f MiB dirty at start, %.1f MiB written in %s requests, bound %.2f s, CPU idle %s %%, disk busy %s %%, host disk busy %s %%\n",
+					v["write_requests"], hbusy, v["rate_bound_seconds"]
+				printf "  run %s %s: sync %.2f s, %.1f MiB dirty at start, %.1f MiB written in %s requests, bound %.2f s (%s s at the disks\047 rate), CPU idle %s %%, disk busy %s %%, host disk busy %s %%\n",
 					v["run"], label, v["sync_seconds"], v["dirty_bytes"] / 1048576,
 					v["written_bytes"] / 1048576, v["write_requests"] == "" ? "?" : v["write_requests"],
-					v["bound_seconds"], v["cpu_idle_pct"], v["disk_busy_pct"],
+					v["bound_seconds"], v["rate_bound_seconds"] == "" ? "?" : v["rate_bound_seconds"],
+					v["cpu_idle_pct"], v["disk_busy_pct"],
 					hbusy == "" ? "?" : hbusy > "/dev/stderr"
 			}' "$dir/output" >>"$tsv"
 			cp "$dir/output" "$dir.tap" 2>/dev/null || true
@@ -200,19 +201,23 @@ tail -n +2 "$tsv" | sort -t$'\t' -k2,2 -k3,3 -k1,1 -k5,5g | awk -F'\t' "$AWK_MED
 function flush() {
 	if (!cnt)
 		return
-	printf "%s\t%s\t%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%s\t%s\n", f, n, k, cnt, s[1],
+	printf "%s\t%s\t%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%s\t%s\t%s\t%s\n", f, n, k, cnt, s[1],
 		(cnt % 2 ? s[(cnt + 1) / 2] : (s[cnt / 2] + s[cnt / 2 + 1]) / 2), s[cnt],
 		median(b, cnt), ni ? sprintf("%.0f", median(idle, ni)) : "-",
 		nb ? sprintf("%.0f", median(busy, nb)) : "-",
-		nh ? sprintf("%.0f", median(host, nh)) : "-"
+		nh ? sprintf("%.0f", median(host, nh)) : "-",
+		nq ? sprintf("%.2f", median(q, nq)) : "-",
+		nq ? sprintf("%.2f", median(qr, nq)) : "-"
 }
 {
-	if ($2 != f || $3 != n || $1 != k) { flush(); cnt = 0; ni = 0; nb = 0; nh = 0 }
+	if ($2 != f || $3 != n || $1 != k) { flush(); cnt = 0; ni = 0; nb = 0; nh = 0; nq = 0 }
 	f = $2; n = $3; k = $1; cnt++; s[cnt] = $5; b[cnt] = $8
 	# runs measured before the regime was recorded have no value
 	if ($9 != "") idle[++ni] = $9
 	if ($10 != "") busy[++nb] = $10
 	if ($12 != "") host[++nh] = $12
+	# the rate bound (sync_measure.sh), and the sync of each run over it
+	if ($13 != "" && $13 != "-" && $13 > 0) { q[++nq] = $13; qr[nq] = $5 / $13 }
 }
 END { flush() }' >"$summary"
 
@@ -224,6 +229,10 @@ END { flush() }' >"$summary"
 		"Disks: $profile${mount_opts:+, mounted -o $mount_opts}; $runs runs of ${secs} s of writing (${writer:-c (vfat: dd)} writers, 10 per filesystem," \
 		"16 KiB files); sync seconds min / median / max.  Bound: the data dirty on the"\
 		"busiest disk at sync start, at the disk's calibrated rate (median)." \
+		"Rate bound: each disk's data dirty at sync start over what it wrote per" \
+		"second during the sync, the largest (median); patched/rate bound is the" \
+		"median of the runs' ratios, how much more than its pre-sync data the" \
+		"slowest disk wrote (1.00x: nothing else; sync_measure.sh)." \
 		"Regime: the medians, over each sync, of the guest's idle CPU share" \
 		"(/proc/stat) and of the busiest disk's share of time with I/O in flight" \
 		"(io_ticks); under 10 % idle the cell is marked CPU-bound, the guest's" \
@@ -231,8 +240,8 @@ END { flush() }' >"$summary"
 		"own disk under the images, busy over the sync (median); other work" \
 		"on the host can slow every guest disk down."
 	echo
-	echo "| fs | busy fs | vanilla | patched | vanilla/patched | bound | patched/bound | CPU idle, disk busy, host disk busy (vanilla; patched) |"
-	echo "|---|---|---|---|---|---|---|---|"
+	echo "| fs | busy fs | vanilla | patched | vanilla/patched | bound | patched/bound | rate bound | patched/rate bound | CPU idle, disk busy, host disk busy (vanilla; patched) |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
 	awk -F'\t' "$AWK_BUSY"'
 	function regime(idle, busy, host) {
 		if (idle == "" || idle == "-")
@@ -243,16 +252,20 @@ END { flush() }' >"$summary"
 	}
 	{ key = $1 "\t" $2; cell[key, $3] = sprintf("%.2f / %.2f / %.2f", $5, $6, $7)
 	  med[key, $3] = $6; bound[key, $3] = $8; reg[key, $3] = regime($9, $10, $11)
+	  qb[key, $3] = $12; qr[key, $3] = $13
 	  if (!(key in seen)) { seen[key] = 1; order[++o] = key } }
 	END {
 		for (i = 1; i <= o; i++) {
 			key = order[i]; split(key, fk, "\t")
 			v = med[key, "vanilla"]; p = med[key, "patched"]; b = bound[key, "patched"]
-			printf "| %s | %s | %s | %s | %s | %s | %s | %s; %s |\n", fk[1], busy(fk[2]),
+			q = qb[key, "patched"]; r = qr[key, "patched"]
+			printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s; %s |\n", fk[1], busy(fk[2]),
 				cell[key, "vanilla"], cell[key, "patched"],
 				(p > 0 && v != "") ? sprintf("%.2fx", v / p) : "-",
 				b != "" ? sprintf("%.2f", b) : "-",
 				(b > 0 && p != "") ? sprintf("%.2fx", p / b) : "-",
+				(q != "" && q != "-") ? q : "-",
+				(r != "" && r != "-") ? r "x" : "-",
 				reg[key, "vanilla"] == "" ? "-" : reg[key, "vanilla"],
 				reg[key, "patched"] == "" ? "-" : reg[key, "patched"]
 		}

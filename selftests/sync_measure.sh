@@ -6,6 +6,7 @@
 # Runs sync(1) and prints, on one line:
 #   sync_seconds=S dirty_bytes=D max_disk_dirty_bytes=M written_bytes=W
 #   cpu_idle_pct=I disk_busy_pct=B write_requests=R start_epoch=T
+#   rate_bound_seconds=Q
 # D is Dirty + Writeback of /proc/meminfo just before the sync: the data
 # a sync that skips nothing dirtied after its start has to write.  M is
 # the largest share of it on one of the DISKs (names as in /sys/block;
@@ -17,7 +18,12 @@
 # is the number of write requests the DISKs completed during the sync: W/R
 # tells a sync held back by the disks' IOPS from one held back by their rate.
 # T is when the sync started (seconds since the epoch), to match the sync
-# with what the host measured meanwhile.
+# with what the host measured meanwhile.  Q is the bound at the rate the
+# disks wrote at during the sync: for each DISK, its dirty data at the
+# start over what it wrote per second during the sync; the largest.  S/Q
+# is then how much more than its pre-sync data the slowest disk wrote
+# (1.0: nothing else), whatever the disk's speed ("-" if a disk with
+# dirty data wrote nothing).
 #
 # With SYNC_MEASURE_TRACE=FILE, the block requests issued, the writeback
 # works and the jbd2 commits and checkpoints during the sync are traced
@@ -97,9 +103,10 @@ bdi_dirty()
 }
 
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-max=0
+max=0 ddirty=()
 for d in "$@"; do
 	b=$(bdi_dirty "$d")
+	ddirty+=("$b")
 	[ "$b" -gt "$max" ] && max=$b
 done
 dirty=$(awk '/^(Dirty|Writeback):/ { kb += $2 } END { print kb * 1024 }' /proc/meminfo)
@@ -124,6 +131,7 @@ stacks()
 
 trace on || { echo "sync_measure.sh: cannot trace into $SYNC_MEASURE_TRACE" >&2; exit 2; }
 before=$(($(stat_sum 6 "$@") * 512))
+read -r -a sect0 <<<"$(for d; do stat_sum 6 "$d"; done | tr '\n' ' ')"
 reqs0=$(stat_sum 4 "$@")
 read -r -a ticks0 <<<"$(io_ticks "$@" | tr '\n' ' ')"
 read -r idle0 total0 <<<"$(cpu_times)"
@@ -139,6 +147,7 @@ end=$EPOCHREALTIME
 read -r idle1 total1 <<<"$(cpu_times)"
 read -r -a ticks1 <<<"$(io_ticks "$@" | tr '\n' ' ')"
 after=$(($(stat_sum 6 "$@") * 512))
+read -r -a sect1 <<<"$(for d; do stat_sum 6 "$d"; done | tr '\n' ' ')"
 reqs1=$(stat_sum 4 "$@")
 trace off || { echo "sync_measure.sh: cannot save the trace to $SYNC_MEASURE_TRACE" >&2; exit 2; }
 secs=$(echo "$end - $start" | bc)
@@ -147,7 +156,14 @@ for ((k = 0; k < ${#ticks0[@]}; k++)); do
 	t=$((ticks1[k] - ticks0[k]))
 	[ "$t" -gt "$busiest" ] && busiest=$t
 done
-printf 'sync_seconds=%.3f dirty_bytes=%d max_disk_dirty_bytes=%d written_bytes=%d cpu_idle_pct=%.0f disk_busy_pct=%.0f write_requests=%d start_epoch=%s\n' \
+# dirty / (written / secs) per disk, the largest
+rate_bound=$(for ((k = 0; k < ${#ddirty[@]}; k++)); do
+	echo "${ddirty[k]} $(((sect1[k] - sect0[k]) * 512))"
+done | awk -v s="$secs" '
+	$1 > 0 && $2 == 0 { none = 1 }
+	$2 > 0 && $1 * s / $2 > q { q = $1 * s / $2 }
+	END { if (none) print "-"; else printf "%.3f\n", q }')
+printf 'sync_seconds=%.3f dirty_bytes=%d max_disk_dirty_bytes=%d written_bytes=%d cpu_idle_pct=%.0f disk_busy_pct=%.0f write_requests=%d start_epoch=%s rate_bound_seconds=%s\n' \
 	"$secs" "$dirty" "$max" "$((after - before))" \
 	"$(echo "100 * ($idle1 - $idle0) / ($total1 - $total0 + 1)" | bc -l)" \
-	"$(echo "$busiest / (10 * $secs + 0.001)" | bc -l)" "$((reqs1 - reqs0))" "$start"
+	"$(echo "$busiest / (10 * $secs + 0.001)" | bc -l)" "$((reqs1 - reqs0))" "$start" "$rate_bound"
