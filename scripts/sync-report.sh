@@ -13,7 +13,9 @@
 # the filesystems on partitions of one disk (one bdi: the seed's layout).
 # Writes OUTDIR/results.tsv (one line per run), OUTDIR/report.md
 # (min/median/max sync seconds, the ratio vanilla/patched of the medians,
-# the bound) and OUTDIR/report.png, and prints the table.  Defaults (make
+# the bounds; with -c and a wbsync configuration, the sync's time phase
+# by phase from wbsync.ko's statistics, also in OUTDIR/phases.tsv) and
+# OUTDIR/report.png, and prints the table.  Defaults (make
 # demo's): -f "ext4:4 ext4:2s vfat:4 exfat:4" -k "vanilla for_sync cutoff
 # patched" -r 5 -t 10 -p hdd -o output/report -w c (busy_writer, the
 # seed's dd loops without a fork per file; the dd loops themselves, -w dd,
@@ -221,6 +223,30 @@ function flush() {
 }
 END { flush() }' >"$summary"
 
+# Where each sync's time went, phase by phase (wbsync.ko's stats of the
+# runs with a module configuration, sync_busy.sh -c): one line per run.
+phases=$out/phases.tsv
+for st in "$out"/*-*-*/stats-*; do
+	[ -f "$st" ] || continue
+	d=${st%/*} r=${st##*/stats-}
+	awk -v cell="${d##*/}" -v run="${r%%-*}" -v conf="${r#*-}" '
+	NR == 1 { next }
+	# seconds of the row: count x mean
+	{ t = $4 * $6 / 1e6 }
+	$1 == "-" && $3 == "sync" { sync = t }
+	$1 == "-" && ($3 == "bdev_wait" || $3 == "bdev_nowait") { bdevs += t }
+	$1 == "-" && $3 == "wb_none" { none += t }
+	$1 != "-" && $2 != "bdev" && $3 == "wb_all" { pass += t; if (t > 0.0005) per = per sprintf("%s%s %.2f", per == "" ? "" : ", ", $2, t) }
+	$1 != "-" && $2 != "bdev" && $3 == "wait_inodes" { wait += t }
+	$1 != "-" && $2 != "bdev" && ($3 == "sync_fs_wait" || $3 == "sync_fs_nowait") { fs += t }
+	END {
+		if (sync == "")
+			exit
+		printf "%s\t%s\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%s\n", cell, conf, run, sync,
+			pass, wait, fs, bdevs, sync - pass - fs - bdevs - none, per
+	}' "$st"
+done >"$phases"
+
 {
 	echo "# sync(2) under load: vanilla vs patched"
 	echo
@@ -333,6 +359,52 @@ END { flush() }' >"$summary"
 				print line " " regs " % |"
 			}
 		}' "$summary"
+	fi
+	if [ -s "$phases" ]; then
+		echo
+		echo "Where the sync's time went, from wbsync.ko's statistics (runs with a" \
+			"module configuration): seconds, medians over the runs.  Passes: the" \
+			"WB_SYNC_ALL passes (sync_inodes_sb(), one filesystem after another)," \
+			"their wait for the inodes included; ->sync_fs: both calls, all" \
+			"filesystems; block devices: sync_bdevs(); rest: the call minus those" \
+			"and the flusher kick's queueing.  Per filesystem: each one's pass" \
+			"(median), by device name."
+		echo
+		echo "| cell | kernel/configuration | sync | passes | of which inode waits | ->sync_fs | block devices | rest | per filesystem |"
+		echo "|---|---|---|---|---|---|---|---|---|"
+		sort -t$'\t' -k1,1 -k2,2 -k3,3n "$phases" | awk -F'\t' "$AWK_MEDIAN"'
+		function flush(   i, j, line, name) {
+			if (!cnt)
+				return
+			line = "| " cell " | " kern "/" conf " |"
+			for (j = 4; j <= 9; j++) {
+				for (i = 1; i <= cnt; i++) x[i] = col[j, i]
+				line = line sprintf(" %.2f |", median(x, cnt))
+			}
+			for (i = 2; i <= nf; i++)	# by name: vda, vdb, ...
+				for (j = i; j > 1 && fsn[j - 1] > fsn[j]; j--) {
+					name = fsn[j]; fsn[j] = fsn[j - 1]; fsn[j - 1] = name
+				}
+			for (i = 1; i <= nf; i++) {
+				name = fsn[i]
+				for (j = 1; j <= fc[name]; j++) x[j] = fv[name, j]
+				line = line (i > 1 ? ", " : " ") name " " sprintf("%.2f", median(x, fc[name]))
+			}
+			print line " |"
+		}
+		{
+			if ($1 != key || $2 != conf) { flush(); cnt = 0; nf = 0; delete fc; delete fsn }
+			key = $1; conf = $2; cnt++
+			cell = key; kern = key; sub(/-[^-]*$/, "", cell); sub(/^.*-/, "", kern)
+			for (j = 4; j <= 9; j++) col[j, cnt] = $j
+			n = split($10, per, ", ")
+			for (i = 1; i <= n; i++) {
+				split(per[i], nv, " ")
+				if (!(nv[1] in fc)) { fsn[++nf] = nv[1]; fc[nv[1]] = 0 }
+				fv[nv[1], ++fc[nv[1]]] = nv[2]
+			}
+		}
+		END { flush() }'
 	fi
 } >"$out/report.md"
 
