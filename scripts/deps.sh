@@ -54,7 +54,7 @@ table=(
 	"dmsetup: dmsetup"
 	# hole H2's crash test: an NFS server and client in the guest
 	"nfs-kernel-server: rpc.nfsd rpc.mountd exportfs" "nfs-common: mount.nfs"
-	"iproute2: ip"
+	"iproute2: ip tc"
 	# fstests (make fstests): its build, and what its tests run
 	"autoconf: autoconf" "automake:" "libtool: libtoolize" "libtool-bin:"
 	"libacl1-dev:" "libattr1-dev:" "libaio-dev:" "libcap-dev:" "libgdbm-dev:"
