@@ -4,10 +4,12 @@
 #
 #   make demo     build vanilla + patched kernels, boot both, print the sync report
 #                 (DEMO_ARGS: scripts/sync-report.sh options, e.g. "-f vfat -n 4"),
-#                 then the sync_file_range benchmark (SFR_ARGS: sfr-report.sh's)
-#                 and the wait_inodes one (WAIT_INODES_ARGS)
-#   make sfr-bench  the sync_file_range benchmark alone (fio, WB_SYNC_NONE
+#                 then the pgbench benchmark (PGBENCH_ARGS: pgbench-report.sh's)
+#   make sfr-bench  the fio sync_file_range benchmark (WB_SYNC_NONE
 #                 against WB_SYNC_ALL forced by wbsync.ko)
+#   make pgbench-bench  PostgreSQL's pgbench (TPC-B) on an hdd disk, WB_SYNC_NONE
+#                 against WB_SYNC_ALL forced by wbsync.ko for sync_file_range(2)
+#                 (PGBENCH_ARGS: scripts/pgbench-report.sh options)
 #   make wait-inodes-bench  the s_op->wait_inodes benchmark: syncfs(2) under
 #                 small-file creates, generic walk against the test hook
 #                 (WAIT_INODES_ARGS: wait-inodes-report.sh options)
@@ -56,12 +58,12 @@ VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
 DKMS_TREE ?= /usr/src/wbsync-$(VERSION)
 
 .PHONY: all demo check debug-check fresh-check soak naive-check module-stress module-overhead sfr-bench wait-inodes-bench \
-	bisect-check fstests deps kernels module dkms-tree clean distclean
+	pgbench-bench bisect-check fstests deps kernels module dkms-tree clean distclean
 
 all: module
 
 demo:
-	SFR_ARGS="$(SFR_ARGS)" WAIT_INODES_ARGS="$(WAIT_INODES_ARGS)" scripts/demo.sh $(DEMO_ARGS)
+	PGBENCH_ARGS="$(PGBENCH_ARGS)" scripts/demo.sh $(DEMO_ARGS)
 
 check:
 	scripts/check.sh
@@ -81,6 +83,9 @@ naive-check: deps
 
 sfr-bench: deps
 	scripts/sfr-report.sh $(SFR_ARGS)
+
+pgbench-bench: deps
+	scripts/pgbench-report.sh $(PGBENCH_ARGS)
 
 wait-inodes-bench: deps
 	scripts/wait-inodes-report.sh $(WAIT_INODES_ARGS)

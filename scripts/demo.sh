@@ -5,29 +5,27 @@
 #
 # The main job (make demo): install what the lab needs, build the vanilla
 # and patched kernels and the ablation's two halves of the series, boot
-# each with busy filesystems on throttled disks (-p, default "hdd") and
-# print the report of scripts/sync-report.sh (output/report/);
-# then the sync_file_range(2) benchmark of scripts/sfr-report.sh
-# (output/sfr-report/; options in $SFR_ARGS) and the s_op->wait_inodes
-# benchmark of scripts/wait-inodes-report.sh (output/wait-inodes/;
-# options in $WAIT_INODES_ARGS), both on the report's disk profile unless
-# their options give one.
+# each with busy filesystems on throttled disks and print the report of
+# scripts/sync-report.sh (output/report/; its options are demo.sh's);
+# then the seed's sync_file_range(2) number, PostgreSQL's pgbench with
+# WB_SYNC_NONE against WB_SYNC_ALL, of scripts/pgbench-report.sh
+# (output/pgbench-report/; options in $PGBENCH_ARGS, its disk profile the
+# report's if the options give one).  The fio benchmark of
+# sync_file_range(2) and the s_op->wait_inodes one have targets of their
+# own (make sfr-bench, make wait-inodes-bench).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 "$WBSYNC_TOP/scripts/deps.sh" || die "installing dependencies failed"
 "$WBSYNC_TOP/scripts/sync-report.sh" "$@"
 rc=$?
-# The disk profile of the report reaches the other benchmarks too, unless
-# their own arguments set one.
+# A disk profile given to the report reaches pgbench too, unless
+# $PGBENCH_ARGS sets one.
 profile=()
-while getopts f:n:r:t:w:p:o:sc:k:R: opt 2>/dev/null; do
+while getopts f:n:r:t:w:W:p:o:sc:k:m:R: opt 2>/dev/null; do
 	[ "$opt" != p ] || profile=(-p "$OPTARG")
 done
-read -ra sfr <<<"${SFR_ARGS:-}"
-read -ra wait <<<"${WAIT_INODES_ARGS:-}"
-[[ " ${sfr[*]} " = *" -p "* ]] || sfr+=("${profile[@]}")
-[[ " ${wait[*]} " = *" -p "* ]] || wait+=("${profile[@]}")
-"$WBSYNC_TOP/scripts/sfr-report.sh" "${sfr[@]}" || rc=1
-"$WBSYNC_TOP/scripts/wait-inodes-report.sh" "${wait[@]}" || rc=1
+read -ra pgbench <<<"${PGBENCH_ARGS:-}"
+[[ " ${pgbench[*]} " = *" -p "* ]] || pgbench+=("${profile[@]}")
+"$WBSYNC_TOP/scripts/pgbench-report.sh" "${pgbench[@]}" || rc=1
 exit $rc

@@ -39,9 +39,9 @@ table=(
 	# guests
 	"qemu-system-x86: qemu-system-x86_64"
 	"busybox: busybox"
-	"libc-bin: ldd"
+	"libc-bin: getconf ldd"
 	"procps: pgrep pkill sysctl"
-	"util-linux: blockdev dmesg flock mountpoint mkfs.minix fsck.minix lsblk unshare"
+	"util-linux: blockdev dmesg flock mountpoint mkfs.minix fsck.minix lsblk runuser unshare"
 	"mount: mount umount losetup"
 	"fdisk: sfdisk"
 	"hostname: hostname"
@@ -68,12 +68,17 @@ table=(
 	"trace-cmd: trace-cmd"
 	"linux-perf: perf"
 	"gnuplot-nox: gnuplot"
+	# make pgbench-bench: the server, initdb, pg_ctl and pgbench (postgresql-15),
+	# psql (postgresql-client-15), run from /usr/lib/postgresql/15/bin.  On a
+	# fresh machine its postinst also creates (and may start) cluster 15/main,
+	# which the lab does not use.
+	"postgresql-15:" "postgresql-client-15:"
 	# the lab's own tests (scripts/lab-commands)
 	"shfmt: shfmt"
 	# in every Debian system, listed for their programs
 	"apt: apt-get apt-cache"
 	"dpkg: dpkg dpkg-query"
-	"coreutils: basename cat chmod chroot comm cp cut date dd dirname env head id ln ls md5sum mkdir mktemp mv nproc paste readlink realpath rm rmdir sha256sum sleep sort stat sync tail tee timeout touch tr truncate uname uniq wc"
+	"coreutils: basename cat chmod chown chroot comm cp cut date dd dirname env head id ln ls md5sum mkdir mktemp mv nproc paste readlink realpath rm rmdir sha256sum sleep sort stat sync tail tee timeout touch tr truncate uname uniq wc"
 	"bash: bash"
 	"dash: sh"
 	"diffutils: cmp diff"

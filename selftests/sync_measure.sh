@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# sync_measure.sh [DISK...]
+# sync_measure.sh [DISK...] [-- COMMAND [ARG...]]
 #
-# Runs sync(1) and prints, on one line:
+# Runs sync(1), or COMMAND, and prints, on one line:
 #   sync_seconds=S dirty_bytes=D max_disk_dirty_bytes=M written_bytes=W
 #   cpu_idle_pct=I disk_busy_pct=B write_requests=R start_epoch=T
 #   rate_bound_seconds=Q
@@ -31,7 +31,22 @@
 # SYNC_MEASURE_STACKS=FILE, once a second during the sync the requests in
 # flight on each DISK and the kernel stacks of the tasks in D state go to
 # FILE: where a sync that leaves the CPU idle waits (lighter than a trace).
+#
+# With -- COMMAND, COMMAND runs in place of sync(1) (its output before the
+# line): the regime of any load, e.g. a benchmark's run; sync_seconds is
+# then COMMAND's time, and a COMMAND that fails fails this with no line.
 set -u
+disks=() cmd=(sync)
+while [ $# -gt 0 ] && [ "$1" != -- ]; do
+	disks+=("$1")
+	shift
+done
+if [ $# -gt 0 ]; then
+	shift
+	[ $# -gt 0 ] || { echo "sync_measure.sh: no COMMAND after --" >&2; exit 2; }
+	cmd=("$@")
+fi
+set -- "${disks[@]}"
 [ $# -gt 0 ] || set -- $(cd /sys/block && ls -d vd* 2>/dev/null)
 for d in "$@"; do
 	[ -r "/sys/block/$d/stat" ] || { echo "sync_measure.sh: no disk $d" >&2; exit 2; }
@@ -141,7 +156,7 @@ if [ -n "${SYNC_MEASURE_STACKS:-}" ]; then
 	stacks_pid=$!
 fi
 start=$EPOCHREALTIME
-sync || exit 1
+"${cmd[@]}" || exit 1
 end=$EPOCHREALTIME
 [ -z "$stacks_pid" ] || kill "$stacks_pid"
 read -r idle1 total1 <<<"$(cpu_times)"

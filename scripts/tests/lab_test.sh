@@ -229,7 +229,10 @@ usage_status_ok()
 {
 	local c bad=0 rc
 
-	for c in "sync-report.sh -Z" "sync-report.sh -r x" "sfr-report.sh -Z" \
+	for c in "sync-report.sh -Z" "sync-report.sh -r x" "sync-report.sh -W 0" \
+		 "sync-report.sh -f ext4:4:x" "sync-report.sh -f ext4:4:5:1" "sfr-report.sh -Z" \
+		 "pgbench-report.sh -Z" "pgbench-report.sh -r 0" "pgbench-report.sh -c x" \
+		 "pgbench-report.sh -p floppy" "pgbench-report.sh extra" \
 		 "wait-inodes-report.sh -p floppy" "module-overhead.sh -n 9" \
 		 "module-stress.sh -k nightly" "fstests.sh -Z" "build-kernel.sh nightly" \
 		 "integrity.sh patched --nope" "integrity.sh patched -f nofs" \
