@@ -182,24 +182,28 @@ mode_table()
 # Disk profiles: the QEMU I/O throttling of each virtio disk (vm-run
 # --profile), the one list that every script's -p or --profile takes.
 # hdd is one SATA spindle (IOPS-bound: ~150 random IOPS, ~100 MiB/s
-# streaming).
-PROFILES="none ssd hdd"
+# streaming); usb a USB stick or SD card (150 IOPS, 20 MiB/s), also the
+# disk that keeps a TCG guest, whose CPU is many times slower than the
+# host's, disk-bound as a real machine with an hdd is.
+PROFILES="none ssd hdd usb"
 profile_throttle()
 {
 	case $1 in
 	hdd) echo "throttling.iops-total=150,throttling.bps-total=$((100 << 20))" ;;
+	usb) echo "throttling.iops-total=150,throttling.bps-total=$((20 << 20))" ;;
 	ssd) echo "throttling.iops-total=20000,throttling.bps-total=$((500 << 20))" ;;
 	none) echo ;;
 	*) return 1 ;;
 	esac
 }
 # profile_device NAME: the virtio-blk-pci properties of the profile: hdd
-# is a SATA drive's one queue (so the guest kernel gives it mq-deadline, as
-# on real hardware), the others one queue per vCPU, as NVMe has.
+# and usb have one queue, as a SATA drive or a USB stick (so the guest
+# kernel gives them mq-deadline, as on real hardware), the others one
+# queue per vCPU, as NVMe has.
 profile_device()
 {
 	case $1 in
-	hdd) echo "num-queues=1" ;;
+	hdd | usb) echo "num-queues=1" ;;
 	*) echo ;;
 	esac
 }

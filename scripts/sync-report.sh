@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # sync-report.sh [--short] [-f FSTYPES] [-n NR_FS_LIST] [-r RUNS] [-t SECONDS]
-#                [-w dd|c] [-p PROFILE] [-o OUTDIR] [-s] [-c CONFIGS]
+#                [-w dd|c] [-W WRITERS] [-p PROFILE] [-o OUTDIR] [-s] [-c CONFIGS]
 #                [-k KERNELS] [-m MOUNT_OPTIONS]
 # sync-report.sh -R OUTDIR
 #
@@ -10,18 +10,24 @@
 # number of busy filesystems) and kernel, boots the kernel once with that
 # many disks and runs selftests/sync_busy.sh RUNS times.  A cell is
 # FSTYPE x each -n value, or FSTYPE:NR given in -f; an NR of "2s" puts
-# the filesystems on partitions of one disk (one bdi: the seed's layout).
+# the filesystems on partitions of one disk (one bdi: the seed's layout);
+# FSTYPE:NR:SECONDS writes for SECONDS in that cell instead of -t's.
 # Writes OUTDIR/results.tsv (one line per run), OUTDIR/report.md
 # (min/median/max sync seconds, the ratio vanilla/patched of the medians,
-# the bounds; with -c and a wbsync configuration, the sync's time phase
-# by phase from wbsync.ko's statistics, also in OUTDIR/phases.tsv) and
-# OUTDIR/report.png, and prints the table.  Defaults (make
-# demo's): -f "ext4:4 ext4:2s vfat:4 exfat:4" -k "vanilla for_sync cutoff
-# patched" -r 5 -t 10 -p hdd -o output/report -w c (busy_writer, the
-# seed's dd loops without a fork per file; the dd loops themselves, -w dd,
-# dirty so little under TCG that vfat stays almost idle); -n (default 4)
-# applies to a bare FSTYPE.  --short is the make check mode: -f ext4 -n 2
-# -r 3 -t 5 -k "vanilla patched".  The kernels are the lab's builds (build-kernel.sh);
+# the bounds, the model's prediction beside the measurement; with -c and
+# a wbsync configuration, the sync's time phase by phase from wbsync.ko's
+# statistics, also in OUTDIR/phases.tsv) and OUTDIR/report.png, and
+# prints the table.  Defaults (make demo's): -f "ext4:4 ext4:2s vfat:4:5
+# exfat:4:2" -k "vanilla for_sync cutoff patched" -r 5 -t 10 -W 2 -p usb
+# -o output/report -w c (busy_writer, the seed's dd loops without a fork
+# per file; the dd loops themselves, -w dd, dirty so little under TCG
+# that vfat stays almost idle).  -W 2 writers per filesystem (the seed
+# has 10) on usb disks (20 MiB/s) leave the guest's CPU idle part of the
+# time, so that the disks set the pace as on real hardware; vfat and
+# exfat write for less time because their 6.12 sync writes each new
+# inode alone, at the disk's 150 IOPS.  -n (default 4) applies to a bare
+# FSTYPE.  --short is the make check mode: -f ext4 -n 2 -r 3 -t 5 -k
+# "vanilla patched".  The kernels are the lab's builds (build-kernel.sh);
 # with -s, "vanilla" is Debian's stock kernel of the same source instead
 # (another config: fine for a smoke run, not for the numbers).  -c runs
 # the patched kernel's runs once per configuration of sync_busy.sh -c
@@ -38,22 +44,23 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-fstypes="ext4:4 ext4:2s vfat:4 exfat:4" nrs=4 runs=5 secs=10 writer=c profile=hdd
+fstypes="ext4:4 ext4:2s vfat:4:5 exfat:4:2" nrs=4 runs=5 secs=10 writer=c writers=2 profile=usb
 kernels="vanilla for_sync cutoff patched"
 out=$WBSYNC_TOP/output/report
 if [ "${1:-}" = --short ]; then
 	fstypes=ext4 nrs=2 runs=3 secs=5 kernels="vanilla patched"
 	shift
 fi
-usage="usage: sync-report.sh [--short] [-f FSTYPES] [-n NR_FS_LIST] [-r RUNS] [-t SECONDS] [-w dd|c] [-p PROFILE] [-o OUTDIR] [-s] [-c CONFIGS] [-k KERNELS] [-m MOUNT_OPTIONS] | -R OUTDIR"
+usage="usage: sync-report.sh [--short] [-f FSTYPES] [-n NR_FS_LIST] [-r RUNS] [-t SECONDS] [-w dd|c] [-W WRITERS] [-p PROFILE] [-o OUTDIR] [-s] [-c CONFIGS] [-k KERNELS] [-m MOUNT_OPTIONS] | -R OUTDIR"
 stock=0 configs=kernel render='' mount_opts=
-while getopts f:n:r:t:w:p:o:sc:k:m:R: opt; do
+while getopts f:n:r:t:w:W:p:o:sc:k:m:R: opt; do
 	case $opt in
 	f) fstypes=$OPTARG ;;
 	n) nrs=$OPTARG ;;
 	r) runs=$OPTARG ;;
 	t) secs=$OPTARG ;;
 	w) writer=$OPTARG ;;
+	W) writers=$OPTARG ;;
 	p) profile=$OPTARG ;;
 	o) out=$OPTARG ;;
 	s) stock=1 ;;
@@ -66,19 +73,24 @@ while getopts f:n:r:t:w:p:o:sc:k:m:R: opt; do
 done
 [ $OPTIND -gt $# ] || usage_error "$usage"
 [ -n "$fstypes" ] && [ -n "$nrs" ] || usage_error "-f and -n need at least one value"
-# The cells, "FSTYPE NR" each: -f FSTYPE:NR is that one cell, a bare
-# FSTYPE one cell per -n value.  NR is 1 to 5 busy filesystems on as
+# The cells, "FSTYPE NR SECONDS" each: -f FSTYPE:NR is that one cell, a
+# bare FSTYPE one cell per -n value.  NR is 1 to 5 busy filesystems on as
 # many disks, or with "s" (2s) on as many partitions of one disk.
-cell_list=()
+# FSTYPE:NR:SECONDS writes for SECONDS in that cell instead of -t's.
+cell_list=() cell_secs=
 for f in $fstypes; do
-	case ${f%%:*} in
+	IFS=: read -r ft fn fs extra <<<"$f"
+	case $ft in
 	ext4|xfs|vfat|exfat|ext2) ;;
-	*) usage_error "unknown filesystem type '${f%%:*}' (ext4, xfs, vfat, exfat, ext2)" ;;
+	*) usage_error "unknown filesystem type '$ft' (ext4, xfs, vfat, exfat, ext2)" ;;
 	esac
-	for n in $([[ $f = *:* ]] && echo "${f#*:}" || echo "$nrs"); do
+	[ -z "$extra" ] && { [ -z "$fs" ] || [[ "$fs" =~ ^[1-9][0-9]*$ ]]; } ||
+		usage_error "a cell is FSTYPE, FSTYPE:NR or FSTYPE:NR:SECONDS, not '$f'"
+	for n in ${fn:-$nrs}; do
 		[[ "$n" =~ ^[1-5]s?$ ]] ||
 			usage_error "a number of filesystems must be 1 to 5 (2s: partitions of one disk), not '$n'"
-		cell_list+=("${f%%:*} $n")
+		cell_list+=("$ft $n ${fs:-$secs}")
+		[ -z "$fs" ] || cell_secs+="${cell_secs:+, }$ft x$n: $fs s"
 	done
 done
 for k in $kernels; do
@@ -90,11 +102,15 @@ done
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || usage_error "-r must be a positive number, not '$runs'"
 [[ "$secs" =~ ^[1-9][0-9]*$ ]] || usage_error "-t must be a positive number, not '$secs'"
 case $writer in dd|c) ;; *) usage_error "-w must be dd or c, not '$writer'" ;; esac
+[[ "$writers" =~ ^[1-9][0-9]*$ ]] || usage_error "-W must be a positive number, not '$writers'"
+[ "$writer" = c ] || [ "$writers" = 10 ] || usage_error "-W needs -w c (the seed's dd loops are 10)"
 profile_check "$profile"
 
 if [ -n "$render" ]; then
 	out=$render
 	[ -f "$out/results.tsv" ] && [ -f "$out/params" ] || die "no results.tsv and params in '$out'"
+	# params before cell seconds had none
+	cell_secs=
 	# shellcheck source=/dev/null
 	. "$out/params"
 	tsv=$out/results.tsv failed=0
@@ -130,14 +146,14 @@ else
 	rm -rf "$out"
 	mkdir -p "$out"
 	# What the header of the report says, for -R.
-	declare -p vanilla_name profile runs secs writer kernels mount_opts >"$out/params"
+	declare -p vanilla_name profile runs secs cell_secs writer writers kernels mount_opts >"$out/params"
 	tsv=$out/results.tsv
-	printf 'kernel\tfstype\tnr_fs\trun\tsync_seconds\tdirty_bytes\twritten_bytes\tbound_seconds\tcpu_idle_pct\tdisk_busy_pct\twrite_requests\thost_disk_busy_pct\trate_bound_seconds\n' >"$tsv"
+	printf 'kernel\tfstype\tnr_fs\trun\tsync_seconds\tdirty_bytes\twritten_bytes\tbound_seconds\tcpu_idle_pct\tdisk_busy_pct\twrite_requests\thost_disk_busy_pct\trate_bound_seconds\tcalib_rate_bytes_s\tdirty_thresh_bytes\tbg_thresh_bytes\n' >"$tsv"
 
 	cells=$(( ${#cell_list[@]} * $(wc -w <<<"$kernels") ))
 	cell=0 failed=0
 	for fn in "${cell_list[@]}"; do
-		read -r f n <<<"$fn"
+		read -r f n t <<<"$fn"
 		# 2G a filesystem, on its own disk or on a partition of one
 		nr=${n%s} disks=(--disks "$nr" --disk-size 2G) layout=separate
 		[ "$n" = "$nr" ] || disks=(--disks 1 --disk-size $((2 * nr))G) layout=shared
@@ -147,14 +163,14 @@ else
 			dir=$out/$f-$n-$k
 			c=kernel
 			[ "$k" != patched ] || c=$configs
-			log "[$cell/$cells] $k: $nr busy $f ($layout) on $profile disks, $runs runs of ${secs} s${module:+ ($c)}"
+			log "[$cell/$cells] $k: $nr busy $f ($layout) on $profile disks, $runs runs of ${t} s${module:+ ($c)}"
 			if ! "$WBSYNC_TOP/scripts/vm-run" --quiet ${boot[$k]} --out "$dir" \
 				"${disks[@]}" --profile "$profile" \
-				--timeout $((300 + runs * (secs + 600))) -- \
+				--timeout $((300 + runs * (t + 600))) -- \
 				env BUSY_WRITER="$WBSYNC_TOP/output/selftests/busy_writer" \
 				WBSYNC_MODULE="$module" \
 				"$WBSYNC_TOP/selftests/sync_busy.sh" -f "$f" -n "$nr" -l "$layout" \
-				-t "$secs" -r "$runs" -w "$writer" -c "$c" \
+				-t "$t" -r "$runs" -w "$writer" -W "$writers" -c "$c" \
 				${mount_opts:+-m "$mount_opts"}; then
 				log "  guest failed: see $dir/output and $dir/console.log"
 				failed=1
@@ -177,10 +193,11 @@ else
 				label = (v["config"] == "" || v["config"] == "kernel") ? k : k "/" v["config"]
 				nr = v["nr_fs"] (v["layout"] == "shared" ? "s" : "")
 				hbusy = host_busy(v["start_epoch"], v["start_epoch"] + v["sync_seconds"])
-				printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", label, v["fstype"], nr,
+				printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", label, v["fstype"], nr,
 					v["run"], v["sync_seconds"], v["dirty_bytes"],
 					v["written_bytes"], v["bound_seconds"], v["cpu_idle_pct"], v["disk_busy_pct"],
-					v["write_requests"], hbusy, v["rate_bound_seconds"]
+					v["write_requests"], hbusy, v["rate_bound_seconds"],
+					v["calib_rate_bytes_s"], v["dirty_thresh_bytes"], v["bg_thresh_bytes"]
 				printf "  run %s %s: sync %.2f s, %.1f MiB dirty at start, %.1f MiB written in %s requests, bound %.2f s (%s s at the disks\047 rate), CPU idle %s %%, disk busy %s %%, host disk busy %s %%\n",
 					v["run"], label, v["sync_seconds"], v["dirty_bytes"] / 1048576,
 					v["written_bytes"] / 1048576, v["write_requests"] == "" ? "?" : v["write_requests"],
@@ -252,7 +269,7 @@ done >"$phases"
 	echo
 	echo "Base: $(cat "$ksrc/.wbsync-base"), series: $(series_files | wc -l) patches;" \
 		"vanilla is $vanilla_name." \
-		"Disks: $profile${mount_opts:+, mounted -o $mount_opts}; $runs runs of ${secs} s of writing (${writer:-c (vfat: dd)} writers, 10 per filesystem," \
+		"Disks: $profile${mount_opts:+, mounted -o $mount_opts}; $runs runs of ${secs} s of writing${cell_secs:+ (${cell_secs})} (${writer:-c (vfat: dd)} writers, ${writers:-10} per filesystem," \
 		"16 KiB files); sync seconds min / median / max.  Bound: the data dirty on the"\
 		"busiest disk at sync start, at the disk's calibrated rate (median)." \
 		"Rate bound: each disk's data dirty at sync start over what it wrote per" \
@@ -261,8 +278,11 @@ done >"$phases"
 		"slowest disk wrote (1.00x: nothing else; sync_measure.sh)." \
 		"Regime: the medians, over each sync, of the guest's idle CPU share" \
 		"(/proc/stat) and of the busiest disk's share of time with I/O in flight" \
-		"(io_ticks); under 10 % idle the cell is marked CPU-bound, the guest's" \
-		"CPU rather than the disk possibly setting the pace.  Host: the host's" \
+		"(io_ticks).  Writers that run flat out take any idle CPU, so a busy" \
+		"CPU alone does not make the guest's CPU the bottleneck; a cell is" \
+		"marked CPU-bound when the CPU is under 10 % idle and the busiest disk" \
+		"under 90 % busy, its CPU rather than the disk possibly setting the pace" \
+		"(a disk busy through the sync is the bottleneck).  Host: the host's" \
 		"own disk under the images, busy over the sync (median); other work" \
 		"on the host can slow every guest disk down."
 	echo
@@ -272,9 +292,9 @@ done >"$phases"
 	function regime(idle, busy, host) {
 		if (idle == "" || idle == "-")
 			return "-"
-		# under 10 % idle the guest CPU, not the disk, may set the pace
+		# the guest CPU, not the disk, may set the pace
 		return idle " %, " busy " %" (host == "" || host == "-" ? "" : ", host " host " %") \
-			(idle < 10 ? " (CPU-bound)" : "")
+			(idle < 10 && busy < 90 ? " (CPU-bound)" : "")
 	}
 	{ key = $1 "\t" $2; cell[key, $3] = sprintf("%.2f / %.2f / %.2f", $5, $6, $7)
 	  med[key, $3] = $6; bound[key, $3] = $8; reg[key, $3] = regime($9, $10, $11)
@@ -359,6 +379,70 @@ done >"$phases"
 				print line " " regs " % |"
 			}
 		}' "$summary"
+	fi
+	# The model (Documentation/lab.rst, "The model"), for the cells where
+	# the cutoff applies: D, the data dirty at sync start, from the dirty
+	# limits (between the background threshold, where background
+	# writeback holds writers slower than the disks, and the limit, where
+	# balance_dirty_pages() holds faster ones), R the disk's calibrated
+	# rate, N the filesystems.  Separate disks: 6.12 D/R, the cutoff
+	# D/(N R).  N on one disk: 6.12 D/(N R) + D/R + (N-2) D/(N R), the
+	# cutoff D/(N R) + D/R.
+	if awk -F'\t' '($2 == "ext4" || $2 == "xfs") && $15 > 0 && $14 > 0 { f = 1 } END { exit !f }' "$tsv"; then
+		echo
+		echo "The model beside the measurement (ext4 and xfs; the cutoff is not" \
+			"enabled on the others; Documentation/lab.rst, \"The model\"): D, the" \
+			"data dirty at sync start, predicted from the dirty limits (from the" \
+			"background threshold to the limit, medians of the runs) beside the" \
+			"median measured; R the disk's calibrated rate; predicted sync seconds" \
+			"for 6.12 and the cutoff (from D at the background threshold to D at" \
+			"the limit) and their ratio, which does not depend on D or R; the" \
+			"measured medians, their ratio, and the measured ratio over the model's." \
+			"Separate disks: 6.12 D/R, cutoff D/(N R); N on one disk: 6.12" \
+			"D/(N R) + D/R + (N-2) D/(N R), cutoff D/(N R) + D/R.  The model" \
+			"leaves out the CPU, the journal and what the disks write besides" \
+			"the pre-sync data (patched/rate bound above)."
+		echo
+		echo "| fs | busy fs | D predicted (MB) | D measured (MB) | R (MB/s) | model: vanilla (s) | model: patched (s) | model ratio | measured: vanilla / patched (s) | measured ratio | measured / model ratio |"
+		echo "|---|---|---|---|---|---|---|---|---|---|---|"
+		tail -n +2 "$tsv" | sort -t$'\t' -k2,2 -k3,3 -k1,1 | awk -F'\t' "$AWK_MEDIAN$AWK_BUSY"'
+		function med(name, k,   i, x, c) {
+			c = 0
+			for (i = 1; i <= n[k]; i++) if (val[name, k, i] != "") x[++c] = val[name, k, i]
+			return c ? median(x, c) : ""
+		}
+		# seconds for 6.12 (v) or the cutoff, N filesystems, shared or not
+		function model(kind, D, R, N, shared) {
+			if (shared)
+				return kind == "v" ? D / (N * R) + D / R + (N - 2) * D / (N * R) : D / (N * R) + D / R
+			return kind == "v" ? D / R : D / (N * R)
+		}
+		($2 == "ext4" || $2 == "xfs") && ($1 == "vanilla" || $1 == "patched") {
+			key = $2 "\t" $3; k = key "\t" $1; i = ++n[k]
+			val["s", k, i] = $5; val["d", k, i] = $6
+			val["r", k, i] = $14; val["t", k, i] = $15; val["b", k, i] = $16
+			if (!(key in seen)) { seen[key] = 1; order[++o] = key }
+		}
+		END {
+			for (j = 1; j <= o; j++) {
+				key = order[j]; split(key, c, "\t")
+				kp = key "\tpatched"; kv = key "\tvanilla"
+				hi = med("t", kp); lo = med("b", kp); R = med("r", kp)
+				if (hi == "" || lo == "" || R == "" || R <= 0)
+					continue
+				N = c[2] + 0; sh = c[2] ~ /s$/
+				ratio = model("v", hi, R, N, sh) / model("p", hi, R, N, sh)
+				mv = med("s", kv); mp = med("s", kp)
+				mr = (mv != "" && mp > 0) ? mv / mp : ""
+				printf "| %s | %s | %.0f-%.0f | %.0f | %.1f | %.1f-%.1f | %.1f-%.1f | %.2fx | %s / %.1f | %s | %s |\n",
+					c[1], busy(c[2]), lo / 1e6, hi / 1e6, med("d", kp) / 1e6, R / 1e6,
+					model("v", lo, R, N, sh), model("v", hi, R, N, sh),
+					model("p", lo, R, N, sh), model("p", hi, R, N, sh), ratio,
+					mv == "" ? "-" : sprintf("%.1f", mv), mp,
+					mr == "" ? "-" : sprintf("%.2fx", mr),
+					mr == "" ? "-" : sprintf("%.2f", mr / ratio)
+			}
+		}'
 	fi
 	if [ -s "$phases" ]; then
 		echo

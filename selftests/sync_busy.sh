@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # sync_busy.sh [-f FSTYPE] [-n NR_FS] [-l separate|shared] [-t SECONDS]
-#              [-r RUNS] [-w dd|c] [-c CONFIGS] [-m MOUNT_OPTIONS]
+#              [-r RUNS] [-w dd|c] [-W WRITERS] [-c CONFIGS] [-m MOUNT_OPTIONS]
 #
 # The seed's sync-under-load measurement, in a wbsync guest (KTAP).  Each
 # run makes FSTYPE (ext4, xfs, vfat, exfat or ext2) on the first NR_FS disks of
 # $WBSYNC_DISKS (-l shared: on NR_FS partitions of the first disk, one bdi,
 # the seed's "two ext4 on one drive"), keeps every filesystem busy creating 16 KiB files for
 # SECONDS (writers: the seed's dd loops, or busy_writer, the same pattern
-# without a fork per file), then times sync(1) with sync_measure.sh.
+# without a fork per file; WRITERS of them per filesystem, default the
+# seed's 10), then times sync(1) with sync_measure.sh.
 #
 # Before the runs, the disk's rate for this pattern is calibrated: 2000
 # files on one quiet filesystem, then sync.  Each run reports the bound:
@@ -33,9 +34,9 @@
 # after each run (/proc/fs/jbd2/*/info) go to $WBSYNC_OUT/jbd2-RUN-CONFIG.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-fstype=ext4 nr=1 layout=separate secs=40 runs=1 writer=c configs=kernel mount_opts=
-usage="usage: sync_busy.sh [-f FSTYPE] [-n NR_FS] [-l separate|shared] [-t SECONDS] [-r RUNS] [-w dd|c] [-c CONFIGS] [-m MOUNT_OPTIONS]"
-while getopts f:n:l:t:r:w:c:m: opt; do
+fstype=ext4 nr=1 layout=separate secs=40 runs=1 writer=c writers=10 configs=kernel mount_opts=
+usage="usage: sync_busy.sh [-f FSTYPE] [-n NR_FS] [-l separate|shared] [-t SECONDS] [-r RUNS] [-w dd|c] [-W WRITERS] [-c CONFIGS] [-m MOUNT_OPTIONS]"
+while getopts f:n:l:t:r:w:W:c:m: opt; do
 	case $opt in
 	f) fstype=$OPTARG ;;
 	n) nr=$OPTARG ;;
@@ -43,6 +44,7 @@ while getopts f:n:l:t:r:w:c:m: opt; do
 	t) secs=$OPTARG ;;
 	r) runs=$OPTARG ;;
 	w) writer=$OPTARG ;;
+	W) writers=$OPTARG ;;
 	c) configs=$OPTARG ;;
 	m) mount_opts=$OPTARG ;;
 	*) echo "$usage" >&2; exit 2 ;;
@@ -61,6 +63,8 @@ esac
 [[ "$secs" =~ ^[1-9][0-9]*$ ]] || fail "-t must be a positive number, not '$secs'"
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || fail "-r must be a positive number, not '$runs'"
 case $writer in dd|c) ;; *) fail "-w must be dd or c, not '$writer'" ;; esac
+[[ "$writers" =~ ^[1-9][0-9]*$ ]] || fail "-W must be a positive number, not '$writers'"
+[ "$writer" = c ] || [ "$writers" = 10 ] || fail "-W needs -w c (the seed's dd loops are 10)"
 read -r -a disks <<<"${WBSYNC_DISKS:-}"
 case $layout in
 separate)
@@ -153,6 +157,16 @@ fsck_all()
 	done
 }
 
+# The kernel's dirty limits now, in bytes (/proc/vmstat): what the
+# writers are throttled to, the model's input in sync-report.sh.
+dirty_limits()
+{
+	awk -v page="$(getconf PAGESIZE)" '
+	$1 == "nr_dirty_threshold" { t = $2 }
+	$1 == "nr_dirty_background_threshold" { b = $2 }
+	END { printf "dirty_thresh_bytes=%d bg_thresh_bytes=%d\n", t * page, b * page }' /proc/vmstat
+}
+
 # The value of key $1 in the key=value line $2.
 field() { sed -n "s/.*\\b$1=\\([0-9.]*\\).*/\\1/p" <<<"$2"; }
 
@@ -179,17 +193,19 @@ for ((r = 1; r <= runs; r++)); do
 		[ "$c" = kernel ] || [ ! -w /sys/kernel/debug/wbsync/reset ] ||
 			echo 1 >/sys/kernel/debug/wbsync/reset
 		if configure "$c" && mount_fresh "$nr"; then
+			limits=$(dirty_limits)
 			if [ "$writer" = dd ]; then
 				res=$("$here/seed_reproducer.sh" -t "$secs" \
 					-s "$here/sync_measure.sh ${names[*]}" "${mnts[@]}")
 			else
-				"$busy_writer" "${mnts[@]}" >/tmp/wbsync-busy.out &
+				"$busy_writer" -W "$writers" "${mnts[@]}" >/tmp/wbsync-busy.out &
 				pid=$!
 				sleep "$secs"
 				[ "${SYNC_BUSY_TRACE:-0}" = 0 ] || [ -z "${WBSYNC_OUT:-}" ] ||
 					export SYNC_MEASURE_TRACE="$WBSYNC_OUT/trace-$r-${c//[^a-z0-9_=-]/_}"
 				[ "${SYNC_BUSY_STACKS:-0}" = 0 ] || [ -z "${WBSYNC_OUT:-}" ] ||
 					export SYNC_MEASURE_STACKS="$WBSYNC_OUT/stacks-$r-${c//[^a-z0-9_=-]/_}"
+				limits=$(dirty_limits)
 				res=$("$here/sync_measure.sh" "${names[@]}")
 				kill "$pid"
 				wait "$pid" || res=
@@ -209,7 +225,7 @@ for ((r = 1; r <= runs; r++)); do
 			continue
 		fi
 		bound=$(echo "scale=3; $max / $rate" | bc)
-		echo "# run=$r config=$c fstype=$fstype nr_fs=$nr layout=$layout writer=$writer $res bound_seconds=$bound"
+		echo "# run=$r config=$c fstype=$fstype nr_fs=$nr layout=$layout writer=$writer writers=$writers $res $limits bound_seconds=$bound calib_rate_bytes_s=$rate"
 		echo "ok $n run $r $c"
 	done
 done
