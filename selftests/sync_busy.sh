@@ -122,26 +122,47 @@ configure()
 	done
 }
 
+# Wait for every pid in $@; fail if any of them failed.
+wait_all()
+{
+	local p ret=0
+
+	for p; do
+		wait "$p" || ret=1
+	done
+	return $ret
+}
+
+# The filesystems are on throttled disks: umount, mkfs and fsck run on all
+# of them at once, each disk at its own rate, so that a run's setup does
+# not cost four times one disk's.
 mnts=()
 unmount_all()
 {
-	local m ret=0
+	local m pids=()
 
 	for m in "${mnts[@]}"; do
-		umount "$m" && rmdir "$m" || ret=1
+		{ umount "$m" && rmdir "$m"; } &
+		pids+=($!)
 	done
 	mnts=()
-	return $ret
+	wait_all "${pids[@]}"
 }
 trap unmount_all EXIT
 
-# mkfs and mount the first $1 disks; the mount points go to mnts.
+# mkfs and mount the first $1 disks; the mount points go to mnts.  The
+# mounts stay one after another, in disk order: sync(2) visits the
+# superblocks in the order they were mounted.
 mount_fresh()
 {
-	local k m
+	local k m pids=()
 
 	for ((k = 0; k < $1; k++)); do
-		"${mkfs[@]}" "${disks[k]}" >/dev/null || return 1
+		"${mkfs[@]}" "${disks[k]}" >/dev/null &
+		pids+=($!)
+	done
+	wait_all "${pids[@]}" || return 1
+	for ((k = 0; k < $1; k++)); do
 		m=$(mktemp -d /tmp/wbsync-busy.XXXXXX)
 		mount -t "$fstype" ${mount_opts:+-o "$mount_opts"} "${disks[k]}" "$m" || return 1
 		mnts+=("$m")
@@ -150,11 +171,13 @@ mount_fresh()
 
 fsck_all()
 {
-	local d
+	local d pids=()
 
 	for d in "${disks[@]}"; do
-		"${fsck[@]}" "$d" >/dev/null 2>&1 || { echo "# $d does not check clean"; return 1; }
+		{ "${fsck[@]}" "$d" >/dev/null 2>&1 || { echo "# $d does not check clean"; exit 1; }; } &
+		pids+=($!)
 	done
+	wait_all "${pids[@]}"
 }
 
 # The kernel's dirty limits now, in bytes (/proc/vmstat): what the
