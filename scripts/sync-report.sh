@@ -18,7 +18,7 @@
 # a wbsync configuration, the sync's time phase by phase from wbsync.ko's
 # statistics, also in OUTDIR/phases.tsv) and OUTDIR/report.png, and
 # prints the table.  Defaults (make demo's): -f "ext4:4 ext4:2s vfat:4:5
-# exfat:4:2" -k "vanilla for_sync cutoff patched" -r 5 -t 10 -W 2 -p usb
+# exfat:4:1" -k "vanilla for_sync cutoff patched" -r 3 -t 10 -W 2 -p usb
 # -o output/report -w c (busy_writer, the seed's dd loops without a fork
 # per file; the dd loops themselves, -w dd, dirty so little under TCG
 # that vfat stays almost idle).  -W 2 writers per filesystem (the seed
@@ -44,7 +44,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-fstypes="ext4:4 ext4:2s vfat:4:5 exfat:4:2" nrs=4 runs=5 secs=10 writer=c writers=2 profile=usb
+fstypes="ext4:4 ext4:2s vfat:4:5 exfat:4:1" nrs=4 runs=3 secs=10 writer=c writers=2 profile=usb
 kernels="vanilla for_sync cutoff patched"
 out=$WBSYNC_TOP/output/report
 if [ "${1:-}" = --short ]; then

@@ -180,8 +180,9 @@ fsck_all()
 	wait_all "${pids[@]}"
 }
 
-# The kernel's dirty limits now, in bytes (/proc/vmstat): what the
-# writers are throttled to, the model's input in sync-report.sh.
+# The kernel's dirty limits before the writers start, in bytes
+# (/proc/vmstat): what the writers are throttled to, the model's input
+# in sync-report.sh.
 dirty_limits()
 {
 	awk -v page="$(getconf PAGESIZE)" '
@@ -228,7 +229,6 @@ for ((r = 1; r <= runs; r++)); do
 					export SYNC_MEASURE_TRACE="$WBSYNC_OUT/trace-$r-${c//[^a-z0-9_=-]/_}"
 				[ "${SYNC_BUSY_STACKS:-0}" = 0 ] || [ -z "${WBSYNC_OUT:-}" ] ||
 					export SYNC_MEASURE_STACKS="$WBSYNC_OUT/stacks-$r-${c//[^a-z0-9_=-]/_}"
-				limits=$(dirty_limits)
 				res=$("$here/sync_measure.sh" "${names[@]}")
 				kill "$pid"
 				wait "$pid" || res=
@@ -244,6 +244,14 @@ for ((r = 1; r <= runs; r++)); do
 		max=$(field max_disk_dirty_bytes "$res")
 		if [ -z "$max" ] || ! fsck_all; then
 			echo "not ok $n run $r $c: ${res:-module, sync, writers or unmount failed}"
+			ret=1
+			continue
+		fi
+		# Shares of the sync's time: over 100 %, the counters were not
+		# read around the sync alone (the disk busier than the clock).
+		busy=$(field disk_busy_pct "$res") idle=$(field cpu_idle_pct "$res")
+		if [ "$busy" -gt 102 ] || [ "$idle" -gt 100 ]; then
+			echo "not ok $n run $r $c: disk busy $busy %, CPU idle $idle % of the sync: not sampled around it: $res"
 			ret=1
 			continue
 		fi

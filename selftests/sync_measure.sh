@@ -47,23 +47,55 @@ if [ $# -gt 0 ]; then
 	cmd=("$@")
 fi
 set -- "${disks[@]}"
-[ $# -gt 0 ] || set -- $(cd /sys/block && ls -d vd* 2>/dev/null)
+if [ $# -eq 0 ]; then
+	for d in /sys/block/vd*; do
+		[ -e "$d" ] && set -- "$@" "${d#/sys/block/}"
+	done
+fi
 for d in "$@"; do
 	[ -r "/sys/block/$d/stat" ] || { echo "sync_measure.sh: no disk $d" >&2; exit 2; }
 done
 
-# Field $1 (from 0) of the DISKs' /sys/block/DEV/stat, summed: 4 is the
-# writes completed, 6 the sectors written.
-stat_sum()
-{
-	local i=$1 d sum=0 f
+# The samples around the sync use shell builtins only: in a guest whose
+# CPUs the writers keep busy, each fork and exec takes a second or more,
+# and seconds between the samples and the sync would let the writers
+# dirty more than the samples say.
 
-	shift
+# sect[] (sectors written, field 6 of /sys/block/DEV/stat), ticks[]
+# (milliseconds with I/O in flight, field 9) per DISK, reqs (writes
+# completed, field 4, summed) and idle and total (CPU time in jiffies, the
+# "cpu" line of /proc/stat; idle is idle + iowait).
+sample()
+{
+	local d f k=0 i
+
+	sect=() ticks=() reqs=0 total=0
 	for d in "$@"; do
 		read -r -a f <"/sys/block/$d/stat"
-		sum=$((sum + f[i]))
+		sect[k]=${f[6]} ticks[k]=${f[9]}
+		reqs=$((reqs + f[4]))
+		k=$((k + 1))
 	done
-	echo "$sum"
+	read -r -a f </proc/stat
+	idle=$((f[4] + f[5]))
+	for ((i = 1; i < ${#f[@]}; i++)); do
+		total=$((total + f[i]))
+	done
+}
+
+# bytes: the kB of the /proc/meminfo-style lines named $2... in file $1,
+# summed.
+kb_sum()
+{
+	local file=$1 key val k
+
+	shift
+	bytes=0
+	while read -r key val _; do
+		for k; do
+			[ "$key" != "$k:" ] || bytes=$((bytes + val * 1024))
+		done
+	done <"$file"
 }
 
 trace_events="block/block_rq_issue writeback/writeback_start writeback/writeback_written
@@ -93,38 +125,6 @@ trace()
 	fi
 }
 
-# Milliseconds with I/O in flight (field 10), one line per disk.
-io_ticks()
-{
-	local d f
-
-	for d in "$@"; do
-		read -r -a f <"/sys/block/$d/stat"
-		echo "${f[9]}"
-	done
-}
-
-# Idle and total CPU time so far, in jiffies ("cpu" line of /proc/stat).
-cpu_times()
-{
-	awk '$1 == "cpu" { t = 0; for (i = 2; i <= NF; i++) t += $i; print $5 + $6, t }' /proc/stat
-}
-
-# Dirty plus under-writeback data of one disk's bdi, in bytes.
-bdi_dirty()
-{
-	awk '/^Bdi(Writeback|Reclaimable):/ { kb += $2 } END { print kb * 1024 }' \
-		"/sys/kernel/debug/bdi/$(cat "/sys/block/$1/dev")/stats"
-}
-
-mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-max=0 ddirty=()
-for d in "$@"; do
-	b=$(bdi_dirty "$d")
-	ddirty+=("$b")
-	[ "$b" -gt "$max" ] && max=$b
-done
-dirty=$(awk '/^(Dirty|Writeback):/ { kb += $2 } END { print kb * 1024 }' /proc/meminfo)
 # Sample, until killed, what SYNC_MEASURE_STACKS says (see above).
 stacks()
 {
@@ -144,41 +144,60 @@ stacks()
 	done >"$SYNC_MEASURE_STACKS"
 }
 
+[ -d /sys/kernel/debug/bdi ] || mount -t debugfs none /sys/kernel/debug
+bdis=()
+for d in "$@"; do
+	read -r dev <"/sys/block/$d/dev" || exit 2
+	bdis+=("/sys/kernel/debug/bdi/$dev/stats")
+	[ -r "${bdis[-1]}" ] || { echo "sync_measure.sh: no bdi statistics for $d" >&2; exit 2; }
+done
 trace on || { echo "sync_measure.sh: cannot trace into $SYNC_MEASURE_TRACE" >&2; exit 2; }
-before=$(($(stat_sum 6 "$@") * 512))
-read -r -a sect0 <<<"$(for d; do stat_sum 6 "$d"; done | tr '\n' ' ')"
-reqs0=$(stat_sum 4 "$@")
-read -r -a ticks0 <<<"$(io_ticks "$@" | tr '\n' ' ')"
-read -r idle0 total0 <<<"$(cpu_times)"
 stacks_pid=
 if [ -n "${SYNC_MEASURE_STACKS:-}" ]; then
 	stacks "$@" &
 	stacks_pid=$!
 fi
+# Dirty data per disk's bdi and in all, then the counters, then the sync.
+ddirty=() max=0
+for b in "${bdis[@]}"; do
+	kb_sum "$b" BdiWriteback BdiReclaimable
+	ddirty+=("$bytes")
+	[ "$bytes" -le "$max" ] || max=$bytes
+done
+kb_sum /proc/meminfo Dirty Writeback
+dirty=$bytes
+sample "$@"
+sect0=("${sect[@]}") ticks0=("${ticks[@]}") reqs0=$reqs idle0=$idle total0=$total
 start=$EPOCHREALTIME
 "${cmd[@]}" || exit 1
 end=$EPOCHREALTIME
+sample "$@"
 [ -z "$stacks_pid" ] || kill "$stacks_pid"
-read -r idle1 total1 <<<"$(cpu_times)"
-read -r -a ticks1 <<<"$(io_ticks "$@" | tr '\n' ' ')"
-after=$(($(stat_sum 6 "$@") * 512))
-read -r -a sect1 <<<"$(for d; do stat_sum 6 "$d"; done | tr '\n' ' ')"
-reqs1=$(stat_sum 4 "$@")
 trace off || { echo "sync_measure.sh: cannot save the trace to $SYNC_MEASURE_TRACE" >&2; exit 2; }
-secs=$(echo "$end - $start" | bc)
-busiest=0
+# In microseconds, integers from here on (no bc: see sample above).
+us=$((${end//[^0-9]/} - ${start//[^0-9]/}))
+# Q: dirty / (written / time) per disk, the largest
+busiest=0 written=0 q=0
 for ((k = 0; k < ${#ticks0[@]}; k++)); do
-	t=$((ticks1[k] - ticks0[k]))
-	[ "$t" -gt "$busiest" ] && busiest=$t
+	t=$((ticks[k] - ticks0[k]))
+	[ "$t" -le "$busiest" ] || busiest=$t
+	w=$(((sect[k] - sect0[k]) * 512))
+	written=$((written + w))
+	if [ "$q" = - ]; then
+		:
+	elif [ "$w" -gt 0 ]; then
+		t=$((ddirty[k] * us / w))
+		[ "$t" -le "$q" ] || q=$t
+	elif [ "${ddirty[k]}" -gt 0 ]; then
+		q=-
+	fi
 done
-# dirty / (written / secs) per disk, the largest
-rate_bound=$(for ((k = 0; k < ${#ddirty[@]}; k++)); do
-	echo "${ddirty[k]} $(((sect1[k] - sect0[k]) * 512))"
-done | awk -v s="$secs" '
-	$1 > 0 && $2 == 0 { none = 1 }
-	$2 > 0 && $1 * s / $2 > q { q = $1 * s / $2 }
-	END { if (none) print "-"; else printf "%.3f\n", q }')
-printf 'sync_seconds=%.3f dirty_bytes=%d max_disk_dirty_bytes=%d written_bytes=%d cpu_idle_pct=%.0f disk_busy_pct=%.0f write_requests=%d start_epoch=%s rate_bound_seconds=%s\n' \
-	"$secs" "$dirty" "$max" "$((after - before))" \
-	"$(echo "100 * ($idle1 - $idle0) / ($total1 - $total0 + 1)" | bc -l)" \
-	"$(echo "$busiest / (10 * $secs + 0.001)" | bc -l)" "$((reqs1 - reqs0))" "$start" "$rate_bound"
+# $1 microseconds as seconds with 3 decimals, into $2
+secs() { printf -v "$2" '%d.%03d' $(($1 / 1000000)) $(($1 / 1000 % 1000)); }
+[ "$q" = - ] || secs "$q" q
+sync_s=
+secs "$us" sync_s
+printf 'sync_seconds=%s dirty_bytes=%d max_disk_dirty_bytes=%d written_bytes=%d cpu_idle_pct=%d disk_busy_pct=%d write_requests=%d start_epoch=%s rate_bound_seconds=%s\n' \
+	"$sync_s" "$dirty" "$max" "$written" \
+	$(((200 * (idle - idle0) / (total - total0 + 1) + 1) / 2)) \
+	$(((busiest * 200000 / (us + 1) + 1) / 2)) "$((reqs - reqs0))" "$start" "$q"
