@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# build-kernel.sh [--config-only|--modules-prepare] vanilla|patched|for_sync|cutoff
+# build-kernel.sh [--config-only|--modules-prepare] vanilla|patched|for_sync|cutoff|patched-NNNN
 #
 # Configure and build a guest kernel (vmlinux, plus what out-of-tree
 # "make M=" module builds need) and print its build directory.  Builds are
@@ -11,8 +11,8 @@
 # --config-only stops after checking the configuration; --modules-prepare
 # stops after "make modules_prepare", which is all that out-of-tree
 # modules need to build (not to load: there is no vmlinux), in a minute
-# instead of a kernel build.  for_sync and cutoff are the ablation's
-# partial series (kernel_patches in lib.sh).
+# instead of a kernel build.  for_sync, cutoff and patched-NNNN are the
+# ablation's partial series (kernel_patches in lib.sh).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

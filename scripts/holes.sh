@@ -4,11 +4,11 @@
 # holes.sh KERNEL [--hole h1|h2|h4|all] [--cycles N] [options]
 #
 # Crash tests for the holes H1, H2 and H4 of the series' v2 sync cutoff
-# (selftests/integrity/holes_test.sh and README.rst there).  KERNEL is
-# one of the lab's kernels (vanilla, patched, for_sync, cutoff) or a
-# kernel build directory.  Builds the guest helper (and for h1
-# wbsync_fault.ko against the kernel), then per cycle and hole boots
-# the kernel twice with scripts/vm-run on the same two disk images: boot 1
+# (selftests/integrity/holes_test.sh and README.rst there).  KERNEL is one
+# of the lab's kernels (vanilla, patched, for_sync, cutoff, patched-NNNN)
+# or a kernel build directory.  Builds the guest helper (and for h1
+# wbsync_fault.ko against the kernel), then per cycle and hole boots the
+# kernel twice with scripts/vm-run on the same two disk images: boot 1
 # writes, syncs and crashes with sysrq-b, boot 2 checks.  Prints TAP;
 # exits 0 if everything passed, 1 if a test failed (data written before
 # sync(2) was lost), 2 on bad arguments.

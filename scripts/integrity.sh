@@ -4,19 +4,19 @@
 # integrity.sh KERNEL [options]
 #
 # The wbsync integrity crash test, driven from the host.  KERNEL is one of
-# the lab's kernels (vanilla, patched, for_sync, cutoff; naive: the test
-# fixture, the seed's patch forward-ported without any dirtied_when fix,
-# selftests/integrity/naive/), built or reused, or a kernel build
-# directory; with --boot and --initrd, the headers of a distribution
-# kernel.  Builds wbsync_fault.ko against it and the guest helper.  Then,
-# for each cycle and mode, boots the kernel twice with scripts/vm-run on
-# the same disk image: boot 1 writes, syncs and crashes (sysrq-b), boot 2
-# checks that every file closed before the sync started is intact
-# (selftests/integrity/integrity_test.sh).  With --layout flakey, a single
-# boot on two disks with dm-flakey does both.  Prints TAP; exits 0 if
-# everything passed, 1 if not, 2 on bad arguments.  For naive, a "not ok"
-# of a verify boot is the expected result: the exit status is 0 when the
-# test caught lost data and 1 when it did not.
+# the lab's kernels (vanilla, patched, for_sync, cutoff, patched-NNNN;
+# naive: the test fixture, the seed's patch forward-ported without any
+# dirtied_when fix, selftests/integrity/naive/), built or reused, or a
+# kernel build directory; with --boot and --initrd, the headers of a
+# distribution kernel.  Builds wbsync_fault.ko against it and the guest
+# helper.  Then, for each cycle and mode, boots the kernel twice with
+# scripts/vm-run on the same disk image: boot 1 writes, syncs and crashes
+# (sysrq-b), boot 2 checks that every file closed before the sync started
+# is intact (selftests/integrity/integrity_test.sh).  With --layout
+# flakey, a single boot on two disks with dm-flakey does both.  Prints
+# TAP; exits 0 if everything passed, 1 if not, 2 on bad arguments.  For
+# naive, a "not ok" of a verify boot is the expected result: the exit
+# status is 0 when the test caught lost data and 1 when it did not.
 #
 # Options (-f, -l, -p and -o are the letters of the other lab scripts):
 #   --cycles N       crash/verify cycles per mode (default 1)

@@ -117,18 +117,27 @@ series_files()
 # The kernels the lab builds and compares: vanilla (the base), patched
 # (the whole series) and, for the ablation, each half of the series alone:
 # for_sync (the per-filesystem ->write_inode() patches) and cutoff (the
-# sync-start cutoff with its ext4 and xfs opt-ins).  Prints the patch
-# numbers for $WBSYNC_PATCHES ("" for the whole series), or fails.
+# sync-start cutoff with its ext4 and xfs opt-ins); patched-NNNN is the
+# series without patch NNNN, the simplest alternative to that patch.
+# Prints the patch numbers for $WBSYNC_PATCHES ("" for the whole series),
+# or fails.
 kernel_patches()
 {
+	local n
+
 	case $1 in
 	vanilla|patched) echo "" ;;
 	for_sync) echo "0001 0002 0003 0004 0005" ;;
 	cutoff) echo "0006 0007 0008 0009" ;;
+	patched-[0-9][0-9][0-9][0-9])
+		n=$(WBSYNC_PATCHES='' series_files | sed 's|.*/||; s|-.*||')
+		grep -qx "${1#patched-}" <<<"$n" || return 1
+		grep -vx "${1#patched-}" <<<"$n" | xargs
+		;;
 	*) return 1 ;;
 	esac
 }
-KERNEL_NAMES="vanilla for_sync cutoff patched"
+KERNEL_NAMES="vanilla for_sync cutoff patched patched-NNNN"
 
 # Content hash of a list of files given on stdin (names do not matter,
 # order and content do).

@@ -36,9 +36,10 @@
 # out the vanilla kernel (with -c: the module's overhead alone).  -k with
 # for_sync and cutoff ("vanilla for_sync cutoff patched") adds the
 # ablation: each half of the series alone (kernel_patches in lib.sh), in
-# a table of its own; -c applies to the patched kernel only.  -m mounts
-# every cell's filesystems with MOUNT_OPTIONS (sync_busy.sh -m; e.g.
-# -f ext4:2s -m nodioread_nolock).  -R renders the
+# a table of its own, as does patched-NNNN (the series without patch
+# NNNN); -c applies to the patched kernel only.  -m mounts every cell's
+# filesystems with MOUNT_OPTIONS (sync_busy.sh -m; e.g. -f ext4:2s -m
+# nodioread_nolock).  -R renders the
 # report again from OUTDIR/results.tsv and OUTDIR/params, without running
 # anything (after editing or merging results).
 set -euo pipefail
@@ -119,8 +120,8 @@ else
 	declare -A boot
 	boot[patched]="--kernel $("$WBSYNC_TOP/scripts/build-kernel.sh" patched)" ||
 		die "building the patched kernel failed"
-	for k in for_sync cutoff; do
-		[[ " $kernels " = *" $k "* ]] || continue
+	for k in $kernels; do
+		case $k in vanilla|patched) continue ;; esac
 		boot[$k]="--kernel $("$WBSYNC_TOP/scripts/build-kernel.sh" "$k")" ||
 			die "building the $k kernel failed"
 	done
@@ -339,14 +340,14 @@ done >"$phases"
 			}
 		}' "$summary"
 	fi
-	if awk -F'\t' '$3 == "for_sync" || $3 == "cutoff" { found = 1 } END { exit !found }' "$summary"; then
+	if awk -F'\t' '$3 == "for_sync" || $3 == "cutoff" || $3 ~ /^patched-/ { found = 1 } END { exit !found }' "$summary"; then
 		echo
 		echo "Ablation, in the same run: for_sync is the per-filesystem ->write_inode()" \
 			"patches alone ($(kernel_patches for_sync)), cutoff the sync-start cutoff with" \
-			"its ext4 and xfs opt-ins alone ($(kernel_patches cutoff)), patched the whole" \
-			"series.  Sync seconds min / median / max; the ratios are vanilla's median" \
-			"over each kernel's; the regime is each kernel's median CPU idle, disk busy" \
-			"and host disk busy."
+			"its ext4 and xfs opt-ins alone ($(kernel_patches cutoff)), patched-NNNN the" \
+			"series without patch NNNN, patched the whole series.  Sync seconds min /" \
+			"median / max; the ratios are vanilla's median over each kernel's; the" \
+			"regime is each kernel's median CPU idle, disk busy and host disk busy."
 		echo
 		printf '| fs | busy fs |'
 		for k in $kernels; do printf ' %s |' "$k"; done

@@ -56,7 +56,7 @@ expect_status()
 vm=("$top/scripts/vm-run" --kernel "$KERNEL" --quiet)
 
 ktap_print_header
-ktap_set_plan 37
+ktap_set_plan 39
 
 # Console scanner.
 ktap_test_result "scan-console passes a clean log" \
@@ -160,6 +160,17 @@ if [ "$picked" = "0001-p.patch 0003-p.patch " ]; then
 else
 	ktap_test_fail "WBSYNC_PATCHES picks patches by number (got '$picked')"
 fi
+# patched-NNNN: the series without patch NNNN, which must exist.
+left=$(WBSYNC_SERIES=$tmp/three WBSYNC_PATCHES=0001 bash -c \
+	'. "$1/scripts/lib.sh"; kernel_patches patched-0002' _ "$top")
+if [ "$left" = "0001 0003" ]; then
+	ktap_test_pass "patched-NNNN is the whole series but patch NNNN"
+else
+	ktap_test_fail "patched-NNNN is the whole series but patch NNNN (got '$left')"
+fi
+expect_error "sync-report.sh refuses patched-NNNN of a patch not in the series" \
+	"unknown kernel 'patched-0099'" \
+	"$top/scripts/sync-report.sh" -k "vanilla patched-0099 patched"
 expect_error "build-kernel.sh refuses a series without the ablation kernel's patches" \
 	"cutoff is patches .* has 0 of them" \
 	env WBSYNC_SERIES="$tmp/empty" "$top/scripts/build-kernel.sh" cutoff
