@@ -132,7 +132,7 @@ kernel_patches()
 	patched-[0-9][0-9][0-9][0-9])
 		n=$(WBSYNC_PATCHES='' series_files | sed 's|.*/||; s|-.*||')
 		grep -qx "${1#patched-}" <<<"$n" || return 1
-		grep -vx "${1#patched-}" <<<"$n" | xargs
+		grep -vx "${1#patched-}" <<<"$n" | paste -sd " "
 		;;
 	*) return 1 ;;
 	esac
