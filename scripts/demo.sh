@@ -22,7 +22,7 @@ rc=$?
 # A disk profile given to the report reaches pgbench too, unless
 # $PGBENCH_ARGS sets one.
 profile=()
-while getopts f:n:r:t:w:W:p:o:sc:k:m:R: opt 2>/dev/null; do
+while getopts f:n:r:t:w:W:p:o:sc:k:am:R: opt 2>/dev/null; do
 	[ "$opt" != p ] || profile=(-p "$OPTARG")
 done
 read -ra pgbench <<<"${PGBENCH_ARGS:-}"

@@ -139,6 +139,19 @@ kernel_patches()
 }
 KERNEL_NAMES="vanilla for_sync cutoff patched patched-NNNN"
 
+# Whether kernel $1 changes the sync of filesystem type $2: for_sync
+# changes ->write_inode() of its filesystems only, and the cutoff is
+# enabled on ext4 and xfs only; elsewhere each half syncs as vanilla does
+# (the ablation need not boot it there).  The other kernels: always.
+kernel_changes_fs()
+{
+	case $1 in
+	for_sync) [[ " vfat msdos exfat ext2 udf minix " = *" $2 "* ]] ;;
+	cutoff) [[ " ext4 xfs " = *" $2 "* ]] ;;
+	*) return 0 ;;
+	esac
+}
+
 # Content hash of a list of files given on stdin (names do not matter,
 # order and content do).
 hash_files()

@@ -3,7 +3,7 @@
 #
 # sync-report.sh [--short] [-f FSTYPES] [-n NR_FS_LIST] [-r RUNS] [-t SECONDS]
 #                [-w dd|c] [-W WRITERS] [-p PROFILE] [-o OUTDIR] [-s] [-c CONFIGS]
-#                [-k KERNELS] [-m MOUNT_OPTIONS]
+#                [-k KERNELS] [-a] [-m MOUNT_OPTIONS]
 # sync-report.sh -R OUTDIR
 #
 # The vanilla-versus-patched report.  For every cell (filesystem type and
@@ -37,7 +37,10 @@
 # for_sync and cutoff ("vanilla for_sync cutoff patched") adds the
 # ablation: each half of the series alone (kernel_patches in lib.sh), in
 # a table of its own, as does patched-NNNN (the series without patch
-# NNNN); -c applies to the patched kernel only.  -m mounts every cell's
+# NNNN); -c applies to the patched kernel only.  A half is booted only
+# in the cells whose filesystem it changes (kernel_changes_fs in lib.sh:
+# for_sync on vfat and exfat, cutoff on ext4 and xfs; elsewhere it syncs
+# as vanilla does); -a boots every kernel in every cell.  -m mounts every cell's
 # filesystems with MOUNT_OPTIONS (sync_busy.sh -m; e.g. -f ext4:2s -m
 # nodioread_nolock).  -R renders the
 # report again from OUTDIR/results.tsv and OUTDIR/params, without running
@@ -52,9 +55,9 @@ if [ "${1:-}" = --short ]; then
 	fstypes=ext4 nrs=2 runs=3 secs=5 kernels="vanilla patched"
 	shift
 fi
-usage="usage: sync-report.sh [--short] [-f FSTYPES] [-n NR_FS_LIST] [-r RUNS] [-t SECONDS] [-w dd|c] [-W WRITERS] [-p PROFILE] [-o OUTDIR] [-s] [-c CONFIGS] [-k KERNELS] [-m MOUNT_OPTIONS] | -R OUTDIR"
-stock=0 configs=kernel render='' mount_opts=
-while getopts f:n:r:t:w:W:p:o:sc:k:m:R: opt; do
+usage="usage: sync-report.sh [--short] [-f FSTYPES] [-n NR_FS_LIST] [-r RUNS] [-t SECONDS] [-w dd|c] [-W WRITERS] [-p PROFILE] [-o OUTDIR] [-s] [-c CONFIGS] [-k KERNELS] [-a] [-m MOUNT_OPTIONS] | -R OUTDIR"
+stock=0 configs=kernel render='' mount_opts='' every_cell=0
+while getopts f:n:r:t:w:W:p:o:sc:k:am:R: opt; do
 	case $opt in
 	f) fstypes=$OPTARG ;;
 	n) nrs=$OPTARG ;;
@@ -67,6 +70,7 @@ while getopts f:n:r:t:w:W:p:o:sc:k:m:R: opt; do
 	s) stock=1 ;;
 	c) configs=$OPTARG ;;
 	k) kernels=$OPTARG ;;
+	a) every_cell=1 ;;
 	m) mount_opts=$OPTARG ;;
 	R) render=$OPTARG ;;
 	*) usage_error "$usage" ;;
@@ -147,11 +151,24 @@ else
 	rm -rf "$out"
 	mkdir -p "$out"
 	# What the header of the report says, for -R.
-	declare -p vanilla_name profile runs secs cell_secs writer writers kernels mount_opts >"$out/params"
+	declare -p vanilla_name profile runs secs cell_secs writer writers kernels mount_opts every_cell >"$out/params"
 	tsv=$out/results.tsv
 	printf 'kernel\tfstype\tnr_fs\trun\tsync_seconds\tdirty_bytes\twritten_bytes\tbound_seconds\tcpu_idle_pct\tdisk_busy_pct\twrite_requests\thost_disk_busy_pct\trate_bound_seconds\tcalib_rate_bytes_s\tdirty_thresh_bytes\tbg_thresh_bytes\n' >"$tsv"
 
-	cells=$(( ${#cell_list[@]} * $(wc -w <<<"$kernels") ))
+	# The boots: each cell's kernels, less the halves that sync there
+	# as vanilla does (unless -a).
+	runs_of()
+	{
+		local k
+
+		for k in $kernels; do
+			[ "$every_cell" = 1 ] || kernel_changes_fs "$k" "$1" && echo "$k"
+		done
+	}
+	cells=0
+	for fn in "${cell_list[@]}"; do
+		cells=$((cells + $(runs_of "${fn%% *}" | wc -l)))
+	done
 	cell=0 failed=0
 	for fn in "${cell_list[@]}"; do
 		read -r f n t <<<"$fn"
@@ -159,7 +176,7 @@ else
 		nr=${n%s} disks=(--disks "$nr" --disk-size 2G) layout=separate
 		[ "$n" = "$nr" ] || disks=(--disks 1 --disk-size $((2 * nr))G) layout=shared
 		# Alternate the kernels cell by cell, so that drift hits both.
-		for k in $kernels; do
+		for k in $(runs_of "$f"); do
 			cell=$((cell + 1))
 			dir=$out/$f-$n-$k
 			c=kernel
@@ -347,7 +364,10 @@ done >"$phases"
 			"its ext4 and xfs opt-ins alone ($(kernel_patches cutoff)), patched-NNNN the" \
 			"series without patch NNNN, patched the whole series.  Sync seconds min /" \
 			"median / max; the ratios are vanilla's median over each kernel's; the" \
-			"regime is each kernel's median CPU idle, disk busy and host disk busy."
+			"regime is each kernel's median CPU idle, disk busy and host disk busy." \
+			"$([ "$every_cell" = 1 ] || echo "A half is not booted (-) where it does not" \
+				"change the filesystem's sync: for_sync on ext4 and xfs, cutoff on vfat" \
+				"and exfat, which it syncs as vanilla does (sync-report.sh -a boots it).")"
 		echo
 		printf '| fs | busy fs |'
 		for k in $kernels; do printf ' %s |' "$k"; done

@@ -56,7 +56,7 @@ expect_status()
 vm=("$top/scripts/vm-run" --kernel "$KERNEL" --quiet)
 
 ktap_print_header
-ktap_set_plan 39
+ktap_set_plan 40
 
 # Console scanner.
 ktap_test_result "scan-console passes a clean log" \
@@ -167,6 +167,32 @@ if [ "$left" = "0001 0003" ]; then
 	ktap_test_pass "patched-NNNN is the whole series but patch NNNN"
 else
 	ktap_test_fail "patched-NNNN is the whole series but patch NNNN (got '$left')"
+fi
+# The ablation boots a half only where it changes the sync: that list
+# must follow the series, for_sync's filesystems being the fs/ directories
+# its patches change, cutoff's those whose patch sets SB_I_SYNC_CUTOFF.
+changes=$(bash -c '. "$1/scripts/lib.sh"
+	fstype() { sed "s|^fat$|vfat|"; }
+	for k in for_sync cutoff; do
+		for n in $(kernel_patches $k); do
+			f=$(echo "$1"/patches/$n-*.patch)
+			if [ $k = for_sync ]; then
+				sed -n "s|^+++ b/fs/\([a-z0-9]*\)/.*|\1|p" "$f"
+			else
+				grep -q "^+.*s_iflags |= SB_I_SYNC_CUTOFF" "$f" &&
+					sed -n "s|^+++ b/fs/\([a-z0-9]*\)/.*|\1|p" "$f"
+			fi
+		done | fstype | sort -u | sed "s|^|$k |"
+	done
+	for k in for_sync cutoff; do
+		for f in ext4 xfs vfat exfat ext2 udf minix; do
+			kernel_changes_fs $k $f && echo "$k $f"
+		done
+	done' _ "$top" | sort | uniq -u)
+if [ -z "$changes" ]; then
+	ktap_test_pass "the ablation boots each half where its patches change the sync"
+else
+	ktap_test_fail "the ablation boots each half where its patches change the sync (differ: $(echo $changes))"
 fi
 expect_error "sync-report.sh refuses patched-NNNN of a patch not in the series" \
 	"unknown kernel 'patched-0099'" \
