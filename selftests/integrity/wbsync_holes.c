@@ -28,7 +28,22 @@
  *	to the existing FILE and holds it open until the crash (h2: an NFS
  *	close would write and commit); take the sync start C, sync(2),
  *	record, sysrq-b.
- *   -t CMD (h1, sync): run CMD between the sync's return and the crash
+ *   wbsync_holes spray -d DIR [-n SIZE]
+ *	create files DIR/f0, f1, ... of SIZE bytes (default 4096), one after
+ *	the other, until killed (h5's writers).
+ *   wbsync_holes mtime -f FILE
+ *	print FILE's mtime in seconds (h5's check).
+ *   wbsync_holes h5 -f FILE -o RECORD -b BDI -w PIPE [-D MS] [-p CMD] [-t CMD]
+ *	H5, the inherited batch.  Creates FILE (64 KiB), fsync()s it (its
+ *	on-disk mtime T0), waits 1.5 s and overwrites its first block with
+ *	O_DIRECT: only I_DIRTY_TIME (lazytime), pages clean, in-memory mtime
+ *	T1 > T0 (seconds).  Runs -p CMD (the state check).  A thread reads
+ *	the tracefs PIPE (an instance with writeback_start on) and, at the
+ *	first writeback_start with sync_mode=1 of bdi BDI, waits -D MS
+ *	(default 10: past the pass's jiffy) and writes one byte (the byte
+ *	that is there) to FILE's second page with write(2).  Takes C, sync(2),
+ *	record, -t CMD, sysrq-b.
+ *   -t CMD (h1, h5, sync): run CMD between the sync's return and the crash
  *	(a trace dump).
  *
  * The record (fsync'ed, on the host over 9p) has "key value" lines; it
@@ -434,19 +449,169 @@ static int do_sync(const char *file, uint64_t size, unsigned int gen,
 	return 1;
 }
 
+/* --- h5 ---------------------------------------------------------------- */
+
+static int do_spray(const char *dir, uint64_t size)
+{
+	char path[4096];
+	unsigned char *buf = calloc(1, size ? size : 1);
+	unsigned long i;
+
+	if (!buf)
+		die("calloc");
+	memset(buf, 'w', size);
+	for (i = 0;; i++) {
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/f%lu", dir, i);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0)
+			die("open %s: %s", path, strerror(errno));
+		if (write(fd, buf, size) != (ssize_t)size)
+			die("write %s: %s", path, strerror(errno));
+		close(fd);
+	}
+	return 0;
+}
+
+static int do_mtime(const char *file)
+{
+	struct stat st;
+
+	if (stat(file, &st)) {
+		printf("missing\n");
+		return 1;
+	}
+	printf("%lld\n", (long long)st.st_mtim.tv_sec);
+	return 0;
+}
+
+static int h5_fd;
+static const char *h5_pipe, *h5_bdi;
+static long h5_delay_ms;
+static volatile int h5_written;
+static double h5_t_seen, h5_t_write;
+static char h5_line[1024];
+
+/* Wait for the WB_SYNC_ALL pass of bdi h5_bdi, then write one byte to F. */
+static void *task_h5(void *arg)
+{
+	char want[64], buf[8192], *line = buf;
+	FILE *f;
+
+	(void)arg;
+	snprintf(want, sizeof(want), "bdi %s:", h5_bdi);
+	f = fopen(h5_pipe, "r");
+	if (!f) {
+		logmsg("h5: cannot open %s: %s", h5_pipe, strerror(errno));
+		return NULL;
+	}
+	while (fgets(line, sizeof(buf), f)) {
+		if (!strstr(line, "writeback_start:") || !strstr(line, want) ||
+		    !strstr(line, " sync_mode=1 "))
+			continue;
+		h5_t_seen = now();
+		snprintf(h5_line, sizeof(h5_line), "%.1000s", line);
+		h5_line[strcspn(h5_line, "\n")] = 0;
+		sleep_ms(h5_delay_ms);
+		{
+			unsigned char b = pat(1, 4096);
+
+			if (pwrite(h5_fd, &b, 1, 4096) != 1)
+				logmsg("h5: write: %s", strerror(errno));
+			else
+				h5_written = 1;
+		}
+		h5_t_write = now();
+		break;
+	}
+	fclose(f);
+	return NULL;
+}
+
+static int do_h5(const char *file, const char *precmd, long delay_ms)
+{
+	double t_c, t_ret;
+	struct stat st;
+	void *blk;
+	pthread_t t;
+	int sysrq, dfd;
+
+	open_sysrq(&sysrq);
+	h5_delay_ms = delay_ms;
+	h5_fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (h5_fd < 0)
+		die("open %s: %s", file, strerror(errno));
+	write_range(h5_fd, 1, 0, 65536);
+	if (fsync(h5_fd) || fstat(h5_fd, &st))
+		die("fsync: %s", strerror(errno));
+	record("size 65536");
+	record("gen 1");
+	record("y_ino %lu", (unsigned long)st.st_ino);
+	record("y_mtime_t0 %lld.%09ld", (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	logmsg("h5: F (ino %lu) created and fsync()ed, mtime %lld", (unsigned long)st.st_ino,
+	       (long long)st.st_mtim.tv_sec);
+	sleep_ms(1500);
+
+	/* Timestamps only: no dirty page, I_DIRTY_TIME (lazytime). */
+	if (posix_memalign(&blk, 4096, 4096))
+		die("posix_memalign");
+	fill_buf(blk, 4096, 1, 0);
+	dfd = open(file, O_WRONLY | O_DIRECT);
+	if (dfd < 0)
+		die("open O_DIRECT %s: %s", file, strerror(errno));
+	if (pwrite(dfd, blk, 4096, 0) != 4096)
+		die("O_DIRECT write: %s", strerror(errno));
+	close(dfd);
+	if (fstat(h5_fd, &st))
+		die("fstat: %s", strerror(errno));
+	record("y_mtime_t1 %lld.%09ld", (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	logmsg("h5: F's first block rewritten with O_DIRECT, in-memory mtime %lld",
+	       (long long)st.st_mtim.tv_sec);
+	run_cmd("state", precmd);
+
+	if (pthread_create(&t, NULL, task_h5, NULL))
+		die("pthread_create");
+	sleep_ms(200);	/* the reader is in read() (trace_pipe) */
+
+	t_c = now();
+	record("sync_start %.6f", t_c);
+	logmsg("sync(2) starts (C)");
+	sync();
+	t_ret = now();
+	logmsg("sync(2) returned after %.3f s; F %s", t_ret - t_c,
+	       h5_written ? "written during the sync" : "NOT written (no pass seen)");
+	record("sync_ns %.0f", (t_ret - t_c) * 1e9);
+	record("y_written %d", h5_written);
+	if (h5_written) {
+		record("pass_seen_after_c %.6f", h5_t_seen - t_c);
+		record("y_write_after_c %.6f", h5_t_write - t_c);
+		logmsg("h5: pass seen %.3f s after C, F written %.3f s after C: %s",
+		       h5_t_seen - t_c, h5_t_write - t_c, h5_line);
+	}
+	record("sync_done");
+	run_cmd("dump", dumpcmd);
+	crash(sysrq);
+	return 1;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: wbsync_holes fill|check -f FILE -n SIZE [-g GEN]\n"
 		"       wbsync_holes h1 -f FILE -o RECORD [-i INIT] [-n SIZE] [-l CMD] [-p CMD] [-w CMD] [-A MS] [-B MS]\n"
-		"       wbsync_holes sync -o RECORD [-f FILE [-n SIZE] [-g GEN]] [-p CMD] [-t CMD]\n");
+		"       wbsync_holes sync -o RECORD [-f FILE [-n SIZE] [-g GEN]] [-p CMD] [-t CMD]\n"
+		"       wbsync_holes spray -d DIR [-n SIZE]\n"
+		"       wbsync_holes mtime -f FILE\n"
+		"       wbsync_holes h5 -f FILE -o RECORD -b BDI -w PIPE [-D MS] [-p CMD] [-t CMD]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	const char *file = NULL, *rec = NULL, *slowcmd = NULL, *precmd = NULL;
-	const char *inflight = NULL;
+	const char *inflight = NULL, *dir = NULL;
+	long delay_ms = 10;
 	uint64_t size = 65536, init = 4096;
 	unsigned int gen = 1;
 	long a_ms = 1500, b_ms = 500;
@@ -457,7 +622,7 @@ int main(int argc, char **argv)
 		usage();
 	cmd = argv[1];
 	optind = 2;
-	while ((opt = getopt(argc, argv, "f:n:g:o:i:l:p:w:t:A:B:")) != -1) {
+	while ((opt = getopt(argc, argv, "f:n:g:o:i:l:p:w:t:A:B:d:b:D:")) != -1) {
 		switch (opt) {
 		case 'f': file = optarg; break;
 		case 'n': size = strtoull(optarg, NULL, 0); break;
@@ -470,6 +635,9 @@ int main(int argc, char **argv)
 		case 't': dumpcmd = optarg; break;
 		case 'A': a_ms = strtol(optarg, NULL, 0); break;
 		case 'B': b_ms = strtol(optarg, NULL, 0); break;
+		case 'd': dir = optarg; break;
+		case 'b': h5_bdi = optarg; break;
+		case 'D': delay_ms = strtol(optarg, NULL, 0); break;
 		default: usage();
 		}
 	}
@@ -479,6 +647,16 @@ int main(int argc, char **argv)
 			usage();
 		return !strcmp(cmd, "fill") ? do_fill(file, size, gen) :
 					      do_check(file, size, gen);
+	}
+	if (!strcmp(cmd, "spray")) {
+		if (!dir)
+			usage();
+		return do_spray(dir, size != 65536 ? size : 4096);
+	}
+	if (!strcmp(cmd, "mtime")) {
+		if (!file)
+			usage();
+		return do_mtime(file);
 	}
 	if (!rec)
 		usage();
@@ -490,6 +668,12 @@ int main(int argc, char **argv)
 			usage();
 		return do_h1(file, init, size, slowcmd, precmd, inflight, a_ms,
 			     b_ms);
+	}
+	if (!strcmp(cmd, "h5")) {
+		if (!file || !h5_bdi || !inflight)
+			usage();
+		h5_pipe = inflight;
+		return do_h5(file, precmd, delay_ms);
 	}
 	if (!strcmp(cmd, "sync"))
 		return do_sync(file, size, gen, precmd);
