@@ -75,7 +75,7 @@
 #     (WBSYNC_VARIANT=nfs), nfs-kernel-server and tc.
 # h5  the inherited batch (Documentation/sync-cutoff.rst, the review of
 #     the candidate), a hole of 6.12 itself.  Unlike the others, background
-#     writeback stays ON (dirty_background_bytes --bg-mb, 2 MiB; periodic
+#     writeback stays ON (dirty_background_bytes --bg-kb, 4 KiB; periodic
 #     writeback off; no min_ratio), and there is no slow ext4.  ext2
 #     (-o lazytime; ext4 is no use: its i_version makes every mtime update
 #     I_DIRTY_SYNC) on dm-delay over the second disk with a write delay of
@@ -132,7 +132,8 @@ usage: holes_test.sh crash|verify --hole h1|h2|h4|h5 [options]
   --write-delay-ms MS  h5: dm-delay write delay under the ext2 (default 10)
   --writers N        h5: writers (default 2)
   --run-s S          h5: seconds the writers run before the sync (default 5)
-  --bg-mb MIB        h5: vm.dirty_background_bytes in MiB (default 2)
+  --bg-kb KIB        h5: vm.dirty_background_bytes in KiB (default 4: one
+                     page, background writeback runs while anything is dirty)
   --file-kb KIB      h5: size of the writers' files (default 64)
   --trace            trace the writeback events of the sync into
                      \$WBSYNC_OUT/trace (dumped before the crash)
@@ -160,7 +161,7 @@ esac
 hole='' record=${WBSYNC_OUT:+$WBSYNC_OUT/record} slow_mb=256 delay_ms=30000
 a_ms=300 b_ms=500 size=65536 files=64 upper=ext2 kick=0 trace=0 udelay_ms=300
 nfs_delay_ms=300 nfs_write=eager
-wdelay_ms=10 writers=2 run_s=5 bg_mb=2 file_kb=64 bdi=
+wdelay_ms=10 writers=2 run_s=5 bg_kb=4 file_kb=64 bdi=
 helper=$here/wbsync_holes module=$here/wbsync_fault.ko
 need_arg() { [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs an argument"; }
 need_num() { [[ "${2:-}" =~ ^[0-9]+$ ]] || die "$1 needs a number, not '${2:-}'"; }
@@ -182,7 +183,7 @@ while [ $# -gt 0 ]; do
 	--write-delay-ms) need_num "$@"; wdelay_ms=$2; shift 2 ;;
 	--writers) need_num "$@"; writers=$2; shift 2 ;;
 	--run-s) need_num "$@"; run_s=$2; shift 2 ;;
-	--bg-mb) need_num "$@"; bg_mb=$2; shift 2 ;;
+	--bg-kb) need_num "$@"; bg_kb=$2; shift 2 ;;
 	--file-kb) need_num "$@"; file_kb=$2; shift 2 ;;
 	--trace) trace=1; shift ;;
 	--helper) need_arg "$@"; helper=$2; shift 2 ;;
@@ -224,9 +225,12 @@ log()
 	echo "wbsync_holes: $*" >/dev/kmsg 2>/dev/null
 }
 
+spray_pids=()
 cleanup()
 {
 	local m
+
+	[ "${#spray_pids[@]}" = 0 ] || { kill "${spray_pids[@]}"; wait; } 2>/dev/null
 
 	for m in "$mnfs" "$mupper" "$mfat" "$mlower" "$mexport" "$mslow" "$mh5"; do
 		mountpoint -q "$m" && umount "$m"
@@ -571,7 +575,7 @@ h2_crash()
 test_sysctl_h5()
 {
 	sysctl -q -w vm.dirty_bytes=$((256 << 20)) \
-		vm.dirty_background_bytes=$((bg_mb << 20)) \
+		vm.dirty_background_bytes=$((bg_kb << 10)) \
 		vm.dirty_writeback_centisecs=0 \
 		vm.dirty_expire_centisecs=8640000 \
 		vm.laptop_mode=0
@@ -628,19 +632,21 @@ h5_crash()
 		echo "write_delay_ms $wdelay_ms"
 		echo "writers $writers"
 		echo "file_kb $file_kb"
-		echo "bg_mb $bg_mb"
+		echo "bg_kb $bg_kb"
 	} >>"$record"
 	for ((w = 0; w < writers; w++)); do
 		"$helper" spray -d "$mh5/w$w" -n $((file_kb << 10)) &
+		spray_pids+=($!)
 	done
 	log "h5: $writers writers of $file_kb KiB files on $mh5, running for $run_s s"
 	sleep "$run_s"
 	log "before sync: $(grep -E '^(Dirty|Writeback):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
 	log "before sync: bdi $bdi: $(bdi_lists "/dev/mapper/$dm")"
 	# The helper's trigger: an instance of its own with the WB_SYNC_ALL
-	# writeback_start events only (the main buffer is the record).
+	# and background writeback_start events only (the main buffer is the
+	# record).  The helper calls sync(2) when background writeback starts.
 	rmdir "$inst" 2>/dev/null
-	mkdir "$inst" && echo "sync_mode == 1" >"$inst/events/writeback/writeback_start/filter" &&
+	mkdir "$inst" && echo "sync_mode == 1 || for_background == 1" >"$inst/events/writeback/writeback_start/filter" &&
 		echo 1 >"$inst/events/writeback/writeback_start/enable" &&
 		echo 1 >"$inst/tracing_on" || { log "h5: no tracefs instance"; return 1; }
 	start_trace || { log "h5: tracing is not available"; return 1; }
@@ -678,7 +684,7 @@ h5_window()
 	END {
 		if (!pass) { print "window NOT reached: no WB_SYNC_ALL pass in the trace"; exit }
 		reached = e && q && e < q && dw > older
-		printf "%s: %d background start(s) before the pass; pass %.6f, its first queue_io %s (older=%s, %s moved, %d writeback_written before it); F dirtied %s (dirtied_when %s, %s)\n",
+		printf "%s: %d WB_SYNC_NONE start(s) (background or the kick) before the pass; pass %.6f, its first queue_io %s (older=%s, %s moved, %d writeback_written before it); F dirtied %s (dirtied_when %s, %s)\n",
 			reached ? "window reached" : "window NOT reached", bg, pass,
 			q ? sprintf("%.6f", q) : "none", q ? older : "-", q ? moved : "-", inh,
 			e ? sprintf("%.6f", e) : "never after the pass start", e ? dw : "-", e ? st : "-"
@@ -838,7 +844,7 @@ crash)
 	case $hole in h1) ktap_set_plan 5 ;; h2) ktap_set_plan 6 ;; h5) ktap_set_plan 3 ;; *) ktap_set_plan 7 ;; esac
 	run "setup: two disks" disks
 	if [ "$hole" = h5 ]; then
-		run "writeback: periodic writeback off, background at $bg_mb MiB" sysctl_h5
+		run "writeback: periodic writeback off, background at $bg_kb KiB" sysctl_h5
 		run "setup: ext2 -o lazytime on dm-delay over $dev2 (write delay $wdelay_ms ms)" h5_setup
 	else
 		run "writeback: periodic and background writeback off" sysctl

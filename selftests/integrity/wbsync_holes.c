@@ -38,8 +38,9 @@
  *	on-disk mtime T0), waits 1.5 s and overwrites its first block with
  *	O_DIRECT: only I_DIRTY_TIME (lazytime), pages clean, in-memory mtime
  *	T1 > T0 (seconds).  Runs -p CMD (the state check).  A thread reads
- *	the tracefs PIPE (an instance with writeback_start on) and, at the
- *	first writeback_start with sync_mode=1 of bdi BDI, waits -D MS
+ *	the tracefs PIPE (an instance with writeback_start on); the sync
+ *	starts when it sees background writeback start on bdi BDI (or after
+ *	30 s); at the first writeback_start with sync_mode=1 of BDI, it waits -D MS
  *	(default 10: past the pass's jiffy) and writes one byte (the byte
  *	that is there) to FILE's second page with write(2).  Takes C, sync(2),
  *	record, -t CMD, sysrq-b.
@@ -489,7 +490,7 @@ static int do_mtime(const char *file)
 static int h5_fd;
 static const char *h5_pipe, *h5_bdi;
 static long h5_delay_ms;
-static volatile int h5_written;
+static volatile int h5_written, h5_bg_seen;
 static double h5_t_seen, h5_t_write;
 static char h5_line[1024];
 
@@ -507,8 +508,13 @@ static void *task_h5(void *arg)
 		return NULL;
 	}
 	while (fgets(line, sizeof(buf), f)) {
-		if (!strstr(line, "writeback_start:") || !strstr(line, want) ||
-		    !strstr(line, " sync_mode=1 "))
+		if (!strstr(line, "writeback_start:") || !strstr(line, want))
+			continue;
+		if (strstr(line, " background=1 ")) {
+			h5_bg_seen = 1;
+			continue;
+		}
+		if (!strstr(line, " sync_mode=1 "))
 			continue;
 		h5_t_seen = now();
 		snprintf(h5_line, sizeof(h5_line), "%.1000s", line);
@@ -573,6 +579,17 @@ static int do_h5(const char *file, const char *precmd, long delay_ms)
 	if (pthread_create(&t, NULL, task_h5, NULL))
 		die("pthread_create");
 	sleep_ms(200);	/* the reader is in read() (trace_pipe) */
+	/*
+	 * Background writeback has just queued a batch: sync(2) now, so that
+	 * its pass (queued on the work list) stops it in the middle of that
+	 * batch.
+	 */
+	h5_bg_seen = 0;
+	for (int i = 0; i < 30000 && !h5_bg_seen; i++)
+		sleep_ms(1);
+	record("bg_seen_before_sync %d", h5_bg_seen);
+	logmsg("h5: %s", h5_bg_seen ? "background writeback started on the bdi" :
+	       "no background writeback on the bdi in 30 s");
 
 	t_c = now();
 	record("sync_start %.6f", t_c);
