@@ -75,7 +75,7 @@
 #     (WBSYNC_VARIANT=nfs), nfs-kernel-server and tc.
 # h5  the inherited batch (Documentation/sync-cutoff.rst, the review of
 #     the candidate), a hole of 6.12 itself.  Unlike the others, background
-#     writeback stays ON (dirty_background_bytes --bg-kb, 4 KiB; periodic
+#     writeback stays ON (dirty_background_bytes --bg-kb, 1 MiB; periodic
 #     writeback off; no min_ratio), and there is no slow ext4.  ext2
 #     (-o lazytime; ext4 is no use: its i_version makes every mtime update
 #     I_DIRTY_SYNC) on dm-delay over the second disk with a write delay of
@@ -129,12 +129,11 @@ usage: holes_test.sh crash|verify --hole h1|h2|h4|h5 [options]
   --nfs-write MODE   h2: the client's write= mount option, eager or lazy
                      (default eager)
   --kick             h1: keep sync(2)'s flusher kick (no wbsync_fault.ko)
-  --write-delay-ms MS  h5: dm-delay write delay under the ext2 (default 10)
+  --write-delay-ms MS  h5: dm-delay write delay under the ext2 (default 0)
   --writers N        h5: writers (default 2)
   --run-s S          h5: seconds the writers run before the sync (default 5)
-  --bg-kb KIB        h5: vm.dirty_background_bytes in KiB (default 4: one
-                     page, background writeback runs while anything is dirty)
-  --file-kb KIB      h5: size of the writers' files (default 64)
+  --bg-kb KIB        h5: vm.dirty_background_bytes in KiB (default 1024)
+  --file-kb KIB      h5: size of the writers' files (default 4)
   --trace            trace the writeback events of the sync into
                      \$WBSYNC_OUT/trace (dumped before the crash)
   --helper PATH      wbsync_holes (default: next to this script)
@@ -161,7 +160,7 @@ esac
 hole='' record=${WBSYNC_OUT:+$WBSYNC_OUT/record} slow_mb=256 delay_ms=30000
 a_ms=300 b_ms=500 size=65536 files=64 upper=ext2 kick=0 trace=0 udelay_ms=300
 nfs_delay_ms=300 nfs_write=eager
-wdelay_ms=10 writers=2 run_s=5 bg_kb=4 file_kb=64 bdi=
+wdelay_ms=0 writers=2 run_s=5 bg_kb=1024 file_kb=4 bdi=
 helper=$here/wbsync_holes module=$here/wbsync_fault.ko
 need_arg() { [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs an argument"; }
 need_num() { [[ "${2:-}" =~ ^[0-9]+$ ]] || die "$1 needs a number, not '${2:-}'"; }
