@@ -78,15 +78,17 @@
 #     writeback stays ON (dirty_background_bytes --bg-kb, 1 MiB; periodic
 #     writeback off; no min_ratio), and there is no slow ext4.  ext2
 #     (-o lazytime; ext4 is no use: its i_version makes every mtime update
-#     I_DIRTY_SYNC) on dm-delay over the second disk with a write delay of
-#     --write-delay-ms (each inode the WB_SYNC_ALL pass writes waits for
-#     its inode table block: ext2_write_inode() syncs the buffer).
+#     I_DIRTY_SYNC) on dm-delay over the second disk, by default without
+#     delay (--write-delay-ms): the hdd profile's full queue is what keeps
+#     background writeback in its batch (a dm-delay delay holds the bios
+#     in dm-delay, and background writeback never blocks).
 #     --writers writers create --file-kb files (64 KiB) for --run-s
 #     seconds and on through the sync, faster than the hdd profile's disk
 #     writes them, so that background writeback is running when sync(2)
 #     starts and has a batch in b_io.  (If it is not running, sync(2)'s
 #     flusher kick runs first, ends with b_io empty, and the pass starts
-#     with an empty b_io: no window.)  F is created,
+#     with an empty b_io: no window.)  The helper calls sync(2) when it
+#     sees background writeback start on the bdi.  F is created,
 #     fsync()ed (on-disk mtime T0), and 1.5 s later its first block is
 #     rewritten with O_DIRECT: pages clean, I_DIRTY_TIME only, on
 #     b_dirty_time, in-memory mtime T1 > T0 (checked in the inode table
