@@ -192,7 +192,7 @@ changes=$(bash -c '. "$1/scripts/lib.sh"
 if [ -z "$changes" ]; then
 	ktap_test_pass "the ablation boots each half where its patches change the sync"
 else
-	ktap_test_fail "the ablation boots each half where its patches change the sync (differ: $(echo $changes))"
+	ktap_test_fail "the ablation boots each half where its patches change the sync (differ: ${changes//$'\n'/, })"
 fi
 expect_error "sync-report.sh refuses patched-NNNN of a patch not in the series" \
 	"unknown kernel 'patched-0099'" \
