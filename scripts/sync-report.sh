@@ -39,9 +39,9 @@
 # a table of its own, as does patched-NNNN (the series without patch
 # NNNN); -c applies to the patched kernel only.  A half is booted only
 # in the cells whose filesystem it changes (kernel_changes_fs in lib.sh:
-# for_sync on vfat and exfat, cutoff on ext4 and xfs; elsewhere it syncs
-# as vanilla does); -a boots every kernel in every cell.  -m mounts every cell's
-# filesystems with MOUNT_OPTIONS (sync_busy.sh -m; e.g. -f ext4:2s -m
+# for_sync on vfat, exfat and ext2, cutoff on ext4 and xfs; elsewhere it
+# syncs as vanilla does); -a boots every kernel in every cell.  -m mounts
+# every cell's filesystems with MOUNT_OPTIONS (sync_busy.sh -m; e.g. -f ext4:2s -m
 # nodioread_nolock).  -R renders the
 # report again from OUTDIR/results.tsv and OUTDIR/params, without running
 # anything (after editing or merging results).
@@ -365,9 +365,10 @@ done >"$phases"
 			"series without patch NNNN, patched the whole series.  Sync seconds min /" \
 			"median / max; the ratios are vanilla's median over each kernel's; the" \
 			"regime is each kernel's median CPU idle, disk busy and host disk busy." \
-			"$([ "$every_cell" = 1 ] || echo "A half is not booted (-) where it does not" \
-				"change the filesystem's sync: for_sync on ext4 and xfs, cutoff on vfat" \
-				"and exfat, which it syncs as vanilla does (sync-report.sh -a boots it).")"
+			"$([ "$every_cell" = 1 ] || echo "A half is not booted (-) in the cells whose" \
+				"filesystem it does not change, where it syncs as vanilla does: for_sync" \
+				"changes vfat, exfat and ext2 (and udf and minix), the cutoff is enabled" \
+				"on ext4 and xfs (sync-report.sh -a boots it everywhere).")"
 		echo
 		printf '| fs | busy fs |'
 		for k in $kernels; do printf ' %s |' "$k"; done

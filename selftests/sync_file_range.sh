@@ -47,8 +47,9 @@ read -r disk1 disk2 _ <<<"${WBSYNC_DISKS:-}"
 [ -x "$sfr_test" ] && [ -x "$bin/sfr" ] || ktap_exit_fail_msg "programs not built in $bin (make -C selftests)"
 ktap_set_plan 5
 
-# No journal: only the test's own writes reach the slow disk.
-mkfs.ext4 -q -F -O ^has_journal "$disk1" &&
+# No journal and no lazy inode table init (ext4lazyinit's zeroing would
+# complete at any time): only the test's own writes reach the slow disk.
+mkfs.ext4 -q -F -O ^has_journal -E lazy_itable_init=0 "$disk1" &&
 	dmsetup create "$slow" --table \
 		"0 $(blockdev --getsz "$disk1") delay $disk1 0 0 $disk1 0 $DELAY_MS" &&
 	mount /dev/mapper/$slow "$mnt" || ktap_exit_fail_msg "cannot set up dm-delay on $disk1"

@@ -56,7 +56,7 @@ expect_status()
 vm=("$top/scripts/vm-run" --kernel "$KERNEL" --quiet)
 
 ktap_print_header
-ktap_set_plan 40
+ktap_set_plan 42
 
 # Console scanner.
 ktap_test_result "scan-console passes a clean log" \
@@ -192,7 +192,7 @@ changes=$(bash -c '. "$1/scripts/lib.sh"
 if [ -z "$changes" ]; then
 	ktap_test_pass "the ablation boots each half where its patches change the sync"
 else
-	ktap_test_fail "the ablation boots each half where its patches change the sync (differ: $(echo $changes))"
+	ktap_test_fail "the ablation boots each half where its patches change the sync (differ: ${changes//$'\n'/, })"
 fi
 expect_error "sync-report.sh refuses patched-NNNN of a patch not in the series" \
 	"unknown kernel 'patched-0099'" \
@@ -316,6 +316,27 @@ if (cd / && WBSYNC_CACHE=$tmp/cache "${vm[@]}" --out "$tmp/o" -- \
 	ktap_test_pass "vm-run shows the guest a cache below its tmpfs"
 else
 	ktap_test_fail "vm-run shows the guest a cache below its tmpfs"
+fi
+
+# vm-run: an argument with a newline, a tab and quotes reaches the guest
+# command unchanged.
+arg=$(printf "a'b\n\t\"c")
+if "${vm[@]}" --out "$tmp/o" -- sh -c '[ "$1" = "$2" ]' _ "$arg" "$arg" >/dev/null 2>&1 &&
+   ! "${vm[@]}" --out "$tmp/o" -- sh -c '[ "$1" = "$2" ]' _ "$arg" "x$arg" >/dev/null 2>&1; then
+	ktap_test_pass "vm-run passes every argument to the guest unchanged"
+else
+	ktap_test_fail "vm-run passes every argument to the guest unchanged"
+fi
+
+# vm-run: /dev/stdout, /dev/stderr and /dev/fd exist in the guest: the
+# kselftest runner writes each test's output with >>/dev/stdout, which
+# without them lands in a regular file on devtmpfs (a lost log).
+if "${vm[@]}" --out "$tmp/o" -- sh -c \
+	'[ "$(echo out >>/dev/stdout)" = out ] &&
+	 [ "$({ echo err >>/dev/stderr; } 2>&1)" = err ] && [ -e /dev/fd/0 ]' >/dev/null 2>&1; then
+	ktap_test_pass "vm-run's guest writes to /dev/stdout reach the caller's pipe"
+else
+	ktap_test_fail "vm-run's guest writes to /dev/stdout reach the caller's pipe"
 fi
 
 # vm-run: a hung guest is killed at the timeout, with a message.
