@@ -105,7 +105,7 @@
 #     mounts the ext2 and expects an mtime >= T1, and reads the trace
 #     (always on for h5, global clock): the window was reached if (a)
 #     the pass wrote an inode that a queue_io before it had moved to b_io
-#     (an inherited batch), (b) F's write came 8 ms or more after the
+#     (an inherited batch), (b) F's write came 5 ms or more after the
 #     pass's first writeback_start, (c) F was I_DIRTY_TIME only then and
 #     (d) the pass's first round had not ended (h5_window() has the
 #     details).  These hold with or without the fix (patch 0012, which
@@ -721,11 +721,12 @@ test_h5_mount()
 #      writeback_single_inode[_start] of it before the pass).  The batch
 #      is the run of such inodes the pass writes first: it is at b_io's
 #      tail, ahead of anything the pass queues itself;
-#  (b) F's write (the helper's first __mark_inode_dirty() of F) comes at
-#      least 8 ms (2 jiffies at HZ 250) after the pass's first
+#  (b) F's write (the helper's first __mark_inode_dirty() of F) comes
+#      5 ms or more (a jiffy at HZ 250, and 1 ms) after the pass's first
 #      writeback_start: its dirtied_when is after the pass's cutoff, on
 #      6.12 (taken when the work starts) and with the fix (its first
-#      round);
+#      round); if F moved to b_dirty (6.12), its dirtied_when must also be
+#      after the older= of the pass's first queue_io;
 #  (c) F held I_DIRTY_TIME and no I_DIRTY_SYNC, I_DIRTY_DATASYNC or
 #      I_DIRTY_PAGES then (writeback_mark_inode_dirty's state): the pass
 #      had not written F yet;
@@ -801,7 +802,7 @@ h5_window()
 	}
 	END {
 		ca = inh > 0
-		cb = fw && fpass && fwts - pts >= 0.008
+		cb = fw && fpass && fwts - pts >= 0.005 && (!fenq || !pq || fdw + 0 > pqo + 0)
 		cc = fw && fst ~ /I_DIRTY_TIME/ && fst !~ /I_DIRTY_(SYNC|DATASYNC|PAGES)/
 		cd = fw && fr1
 		printf "reached %d %d %d %d\n", ca, cb, cc, cd
@@ -811,7 +812,7 @@ h5_window()
 			pq ? pqts : "none", pq ? sprintf(" (older=%s, enqueue=%s)", pqo, pqn) : ""
 		printf "(a) inherited batch: %s: the pass first wrote %d inode(s) queued before it and not written since (first %s, last %s; %d after its own first queue_io, %d after F'"'"'s write), then %d other(s) (first %s)\n",
 			ca ? "yes" : "no", inh, inh ? inh1 : "-", inh ? inhl : "-", inhq, inha, oth, oth ? oth1 : "-"
-		printf "(b) F written 8 ms or more after the pass started: %s (F'"'"'s first __mark_inode_dirty by the helper %s, flags=%s)\n",
+		printf "(b) F written 5 ms or more after the pass started, after its cutoff: %s (F'"'"'s first __mark_inode_dirty by the helper %s, flags=%s)\n",
 			cb ? "yes" : "no", fw ? fwts : "never", fw ? ffl : "-"
 		printf "(c) F I_DIRTY_TIME only at the write: %s (state=%s)\n", cc ? "yes" : "no", fw ? fst : "-"
 		printf "(d) F written before the pass'"'"'s first round ended: %s (%d other inode(s) begun in that round after it)\n", cd ? "yes" : "no", r1after

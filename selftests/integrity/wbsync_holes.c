@@ -43,8 +43,8 @@
  *	buffer, enables writeback_start and tells the main thread it is
  *	ready; the sync starts when it sees background writeback start on
  *	bdi BDI (or after 30 s); at the first writeback_start with
- *	sync_mode=1 of BDI, it waits -D MS (0 to 10000, default 10: past
- *	the pass's jiffy) and writes one byte (the byte that is there) to
+ *	sync_mode=1 of BDI, it waits -D MS (0 to 10000, default 4: with
+ *	the trace_pipe's wakeup, past the pass's jiffy) and writes one byte (the byte that is there) to
  *	FILE's second page with pwrite(2).  Takes C, sync(2); joins the
  *	thread (5 s at most), records, runs -t CMD, sysrq-b.
  *   -t CMD (h1, h5, sync): run CMD between the sync's return and the crash
@@ -697,7 +697,7 @@ int main(int argc, char **argv)
 {
 	const char *file = NULL, *rec = NULL, *slowcmd = NULL, *precmd = NULL;
 	const char *inflight = NULL, *dir = NULL;
-	long delay_ms = 10;
+	long delay_ms = 4;
 	uint64_t size = 65536, init = 4096;
 	unsigned int gen = 1;
 	long a_ms = 1500, b_ms = 500;
