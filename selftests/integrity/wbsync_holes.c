@@ -44,9 +44,10 @@
  *	ready; the sync starts when it sees background writeback start on
  *	bdi BDI (or after 30 s); at the first writeback_start with
  *	sync_mode=1 of BDI, it waits -D MS (0 to 10000, default 4: with
- *	the trace_pipe's wakeup, past the pass's jiffy) and writes one byte (the byte that is there) to
- *	FILE's second page with pwrite(2).  Takes C, sync(2); joins the
- *	thread (5 s at most), records, runs -t CMD, sysrq-b.
+ *	the trace_pipe's wakeup, past the pass's jiffy) and writes one byte
+ *	(the byte that is there) to FILE's second page with pwrite(2).
+ *	Takes C, sync(2); joins the thread (5 s at most), records, runs
+ *	-t CMD, sysrq-b.
  *   -t CMD (h1, h5, sync): run CMD between the sync's return and the crash
  *	(a trace dump).
  *
