@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# holes.sh KERNEL [--hole h1|h2|h4|all] [--cycles N] [options]
+# holes.sh KERNEL [--hole h1|h2|h4|h5|all] [--cycles N] [options]
 #
 # Crash tests for the holes H1, H2 and H4 of the series' v2 sync cutoff
 # (selftests/integrity/holes_test.sh and README.rst there).  KERNEL is one
@@ -11,10 +11,15 @@
 # kernel twice with scripts/vm-run on the same two disk images: boot 1
 # writes, syncs and crashes with sysrq-b, boot 2 checks.  Prints TAP;
 # exits 0 if everything passed, 1 if a test failed (data written before
-# sync(2) was lost), 2 on bad arguments.
+# sync(2) was lost), 2 on bad arguments.  h5 (the inherited batch, a hole
+# of 6.12 itself) is not in "all": it keeps background writeback on; a
+# cycle that did not reach its window (by boot 1's trace) and kept F's
+# mtime is a SKIP, and the run fails if fewer than --min-reached cycles
+# reached it.  h5 ends with a summary: cycles reached, passed, failed,
+# skipped.
 #
 # Options (-f, -l, -p and -o are the letters of the other lab scripts):
-#   --hole H         h1, h2, h4 or all (default); h2 (NFS) runs the
+#   --hole H         h1, h2, h4, h5 or all (default: h1, h2, h4); h2 (NFS) runs the
 #                    kernel's nfs variant (WBSYNC_VARIANT=nfs), built here
 #   --cycles N       crash/verify cycles per hole (default 1)
 #   -p, --profile P  disk profile: none, ssd or hdd (default hdd)
@@ -32,6 +37,13 @@
 #                    lazy (default eager; lazy makes the hole a race)
 #   --upper TYPE     h4: ext2 or vfat on the loop device (default ext2)
 #   --files N        h4: upper files (default 64)
+#   --write-delay-ms MS  h5: dm-delay write delay under the ext2 (default 0)
+#   --writers N      h5: writers (default 2)
+#   --run-s S        h5: seconds the writers run before the sync (default 5)
+#   --bg-kb KIB      h5: vm.dirty_background_bytes (default 1024)
+#   --file-kb KIB    h5: size of the writers' files (default 4)
+#   --min-reached N  h5: fail the run if fewer than N cycles reached the
+#                    window (default 1; 0: never)
 #   --timeout SEC    per boot (default 600)
 #   -o, --out DIR    work directory (default output/holes-KERNEL)
 #   --keep           keep the disk images of passing cycles
@@ -46,20 +58,27 @@ here=$WBSYNC_TOP/selftests/integrity
 [ $# -gt 0 ] || usage_error "no kernel given (see --help)"
 kernel=$1
 shift
-holes=all cycles=1 profile=hdd timeout=600 out='' keep=0 kick=0
+holes=all cycles=1 profile=hdd timeout=600 out='' keep=0 kick=0 min_reached=1 min_set=0
 gopts=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--hole) need_arg "$@"; holes=$2; shift 2 ;;
 	--cycles) need_num "$@"; cycles=$2; shift 2 ;;
 	-p|--profile) need_arg "$@"; profile=$2; shift 2 ;;
-	--slow-mb|--read-delay-ms|--a-ms|--b-ms|--files|--upper-delay-ms|--nfs-delay-ms)
+	--slow-mb|--read-delay-ms|--a-ms|--b-ms|--files|--upper-delay-ms|--nfs-delay-ms|\
+	--writers|--run-s|--bg-kb|--file-kb)
 		need_num "$@"; gopts+=("$1" "$2"); shift 2 ;;
 	--upper) need_arg "$@"; gopts+=("$1" "$2"); shift 2 ;;
+	--write-delay-ms)	# 0: no delay (dm-delay passes bios through)
+		[[ "${2:-}" =~ ^[0-9]+$ ]] || usage_error "$1 needs a number, not '${2:-}'"
+		gopts+=("$1" "$2"); shift 2 ;;
 	--nfs-write)
 		need_arg "$@"
 		case $2 in eager|lazy) ;; *) usage_error "--nfs-write must be eager or lazy, not '$2'" ;; esac
 		gopts+=("$1" "$2"); shift 2 ;;
+	--min-reached)
+		[[ "${2:-}" =~ ^[0-9]+$ ]] || usage_error "$1 needs a number, not '${2:-}'"
+		min_reached=$((10#$2)) min_set=1; shift 2 ;;
 	--kick) kick=1; gopts+=(--kick); shift ;;
 	--trace) gopts+=(--trace); shift ;;
 	--timeout) need_num "$@"; timeout=$2; shift 2 ;;
@@ -71,9 +90,14 @@ while [ $# -gt 0 ]; do
 done
 case "$holes" in
 all) hole_list=(h1 h2 h4) ;;
-h1|h2|h4) hole_list=("$holes") ;;
-*) usage_error "unknown hole '$holes' (h1, h2, h4, all)" ;;
+h1|h2|h4|h5) hole_list=("$holes") ;;
+*) usage_error "unknown hole '$holes' (h1, h2, h4, h5, all)" ;;
 esac
+has_h5=0
+[ "$holes" != h5 ] || has_h5=1
+[ "$min_set" = 0 ] || [ "$has_h5" = 1 ] || usage_error "--min-reached is for --hole h5"
+[ "$has_h5" = 0 ] || [ "$min_reached" -le "$cycles" ] ||
+	usage_error "--min-reached $min_reached is more than --cycles $cycles"
 # h2 needs an NFS server and client in the guest: the nfs variant of the
 # kernel, a superset of the default one.
 has_h2=0
@@ -109,7 +133,9 @@ for h in "${hole_list[@]}"; do
 done
 # shellcheck disable=SC2034 # tap() counts in testno and failed
 testno=0 failed=0
-plan=$((1 + need_fault + cycles * ${#hole_list[@]} * 2))
+plan=$((1 + need_fault + cycles * ${#hole_list[@]} * 2 + has_h5))
+# h5: the cycles that reached the window, and their outcomes
+h5_reached=0 h5_passed=0 h5_failed=0 h5_failed_out=0 h5_skipped=0 h5_other=0
 
 echo "TAP version 13"
 echo "1..$plan"
@@ -190,6 +216,7 @@ run_cycle()
 	rc=$?
 	steps "$cdir/crash/console.log"
 	if [ "$rc" != 0 ]; then
+		[ "$h" != h5 ] || h5_other=$((h5_other + 1))
 		tap "not ok" "cycle $c $h: boot 1: write, sync(2), sysrq-b"
 		tap "not ok" "cycle $c $h: boot 2: verify # SKIP boot 1 failed"
 		return 1
@@ -197,12 +224,67 @@ run_cycle()
 	[ ! -f "$cdir/crash/trace" ] || trace_digest "$cdir/crash/record" "$cdir/crash/trace"
 	tap ok "cycle $c $h: boot 1: sync(2) returned after $(sync_seconds "$cdir/crash/record"), then sysrq-b"
 
-	if ! verify_boot "$cdir" "${vm[@]}" -- \
-		"$work/bin/holes_test.sh" verify --hole "$h" --record "$cdir/crash/record"; then
-		tap "not ok" "cycle $c $h: boot 2: data written before sync(2) was lost (vm-run exit status $boot_rc)"
+	verify_boot "$cdir" "${vm[@]}" -- \
+		"$work/bin/holes_test.sh" verify --hole "$h" --record "$cdir/crash/record"
+	rc=$?
+	[ "$h" != h5 ] || { h5_verdict "$c" "$cdir"; return; }
+	if [ "$rc" != 0 ]; then
+		tap "not ok" "cycle $c $h: boot 2: $(verify_failure "$cdir") (vm-run exit status $boot_rc)"
 		return 1
 	fi
 	tap ok "cycle $c $h: boot 2: everything written before sync(2) is on disk"
+}
+
+# What failed in boot 2: the record, the mount, or the data check.
+verify_failure()
+{
+	local o=$1/verify/output
+
+	if [ ! -s "$o" ]; then
+		echo "the guest gave no output (boot or vm-run failure)"
+	elif grep -aq '^not ok [0-9]* record' "$o"; then
+		echo "the record says sync(2) did not return before the crash"
+	elif grep -aq '^not ok [0-9]* mount' "$o"; then
+		echo "the filesystem did not mount after the crash"
+	elif grep -aq '^not ok [0-9]* \(fsck\|h[0-9]\):' "$o"; then
+		echo "data written before sync(2) was lost"
+	else
+		echo "the check did not complete"
+	fi
+}
+
+# h5's boot 2: the guest's verdict ("h5 verdict: PASS|FAIL|SKIP window
+# reached|not-reached (a= b= c= d=) mtime kept|lost"), counted.
+h5_verdict()
+{
+	local c=$1 cdir=$2 v w
+	local d="cycle $c h5: boot 2: F's pre-call mtime on disk"
+
+	v=$(grep -a 'h5 verdict: ' "$cdir/verify/output" | sed 's/^.*h5 verdict: //' | tail -n 1)
+	read -r verdict _ w _ <<<"$v"
+	echo "# cycle $c h5: ${v:-no verdict}"
+	[ "$w" != reached ] || h5_reached=$((h5_reached + 1))
+	case $verdict in
+	PASS)
+		h5_passed=$((h5_passed + 1))
+		tap ok "$d (the window was reached)" ;;
+	SKIP)
+		h5_skipped=$((h5_skipped + 1))
+		tap ok "$d # SKIP the window was not reached" ;;
+	FAIL)
+		if [ "$w" = reached ]; then
+			h5_failed=$((h5_failed + 1))
+			tap "not ok" "$d: lost in the window: sync(2) did not write F's timestamps"
+		else
+			h5_failed_out=$((h5_failed_out + 1))
+			tap "not ok" "$d: lost outside the window (by the trace's account)"
+		fi
+		return 1 ;;
+	*)
+		h5_other=$((h5_other + 1))
+		tap "not ok" "$d: no verdict: $(verify_failure "$cdir") (vm-run exit status $boot_rc)"
+		return 1 ;;
+	esac
 }
 
 for ((c = 1; c <= cycles; c++)); do
@@ -214,5 +296,14 @@ for ((c = 1; c <= cycles; c++)); do
 		echo "# cycle $c $h took $((SECONDS - start)) s"
 	done
 done
+
+if [ "$has_h5" = 1 ]; then
+	echo "# h5 summary: $cycles cycle(s), $h5_reached reached the window: $h5_passed passed, $h5_failed failed; $h5_skipped skipped (not reached, mtime kept); $h5_failed_out lost outside the window; $h5_other without a verdict (boot 1 or 2 failed)"
+	if [ "$h5_reached" -ge "$min_reached" ]; then
+		tap ok "h5: $h5_reached of $cycles cycle(s) reached the window (--min-reached $min_reached)"
+	else
+		tap "not ok" "h5: only $h5_reached of $cycles cycle(s) reached the window (--min-reached $min_reached): nothing proven"
+	fi
+fi
 
 tap_finish

@@ -56,7 +56,7 @@ expect_status()
 vm=("$top/scripts/vm-run" --kernel "$KERNEL" --quiet)
 
 ktap_print_header
-ktap_set_plan 42
+ktap_set_plan 48
 
 # Console scanner.
 ktap_test_result "scan-console passes a clean log" \
@@ -285,6 +285,47 @@ usage_status_ok()
 	return $bad
 }
 ktap_test_result "bad options and arguments exit with status 2" usage_status_ok
+
+# holes.sh, holes_test.sh and wbsync_holes (h5): bad numbers are refused
+# with one line, before any build or boot.
+expect_error "holes.sh refuses --bg-kb 0" "positive number" \
+	"$top/scripts/holes.sh" patched --hole h5 --bg-kb 0
+expect_error "holes.sh refuses a --min-reached that is not a number" "needs a number" \
+	"$top/scripts/holes.sh" patched --hole h5 --min-reached x
+expect_error "holes.sh refuses --min-reached above --cycles" "more than --cycles" \
+	"$top/scripts/holes.sh" patched --hole h5 --cycles 2 --min-reached 3
+expect_error "holes.sh refuses --min-reached without --hole h5" "is for --hole h5" \
+	"$top/scripts/holes.sh" patched --hole h1 --min-reached 1
+expect_error "holes_test.sh refuses --file-kb 0" "positive number" \
+	"$top/selftests/integrity/holes_test.sh" crash --hole h5 --file-kb 0
+helper_errors_ok()
+{
+	local bad=0 a
+
+	"${CC:-cc}" -O2 -Wall -pthread -o "$tmp/wbsync_holes" \
+		"$top/selftests/integrity/wbsync_holes.c" || return 1
+	for a in "spray -d $tmp -n 64x" "spray -d $tmp -n 0" "h5 -f F -o R -b 1:2 -w I -D -1" \
+		 "h5 -f F -o R -b 1:2 -w I -D 10001" "h5 -f F -o R -b 1:2 -w I -D 5ms"; do
+		# shellcheck disable=SC2086
+		"$tmp/wbsync_holes" $a >"$tmp/stdout" 2>"$tmp/stderr"
+		if [ $? != 2 ] || [ "$(wc -l <"$tmp/stderr")" != 1 ] ||
+		   ! grep -q 'needs a number from' "$tmp/stderr"; then
+			ktap_print_msg "wbsync_holes $a: $(cat "$tmp/stderr")"
+			bad=1
+		fi
+	done
+	# -n 65536 is 64 KiB, not the old default's 4 KiB (f1, a directory,
+	# stops the writer)
+	mkdir -p "$tmp/spray/f1" || return 1
+	"$tmp/wbsync_holes" spray -d "$tmp/spray" -n 65536 2>/dev/null
+	if [ "$(stat -c %s "$tmp/spray/f0")" != 65536 ]; then
+		ktap_print_msg "spray -n 65536 wrote $(stat -c %s "$tmp/spray/f0" 2>&1)"
+		bad=1
+	fi
+	rm -rf "$tmp/spray"
+	return $bad
+}
+ktap_test_result "wbsync_holes refuses bad numbers with one line; spray -n 65536 is 64 KiB" helper_errors_ok
 
 # vm-run: bad input is refused before QEMU starts.
 expect_error "vm-run refuses an unknown disk profile" "unknown disk profile" \

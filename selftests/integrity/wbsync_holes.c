@@ -28,7 +28,27 @@
  *	to the existing FILE and holds it open until the crash (h2: an NFS
  *	close would write and commit); take the sync start C, sync(2),
  *	record, sysrq-b.
- *   -t CMD (h1, sync): run CMD between the sync's return and the crash
+ *   wbsync_holes spray -d DIR [-n SIZE]
+ *	create files DIR/f0, f1, ... of SIZE bytes (default 4096), one after
+ *	the other, until killed (h5's writers).
+ *   wbsync_holes mtime -f FILE
+ *	print FILE's mtime in seconds (h5's check).
+ *   wbsync_holes h5 -f FILE -o RECORD -b BDI -w INSTANCE [-D MS] [-p CMD] [-t CMD]
+ *	H5, the inherited batch.  Creates FILE (64 KiB), fsync()s it (its
+ *	on-disk mtime T0), waits 1.5 s and overwrites its first block with
+ *	O_DIRECT: only I_DIRTY_TIME (lazytime), pages clean, in-memory mtime
+ *	T1 > T0 (seconds).  Runs -p CMD (the state check).  A thread opens
+ *	the trace_pipe of the tracefs INSTANCE (a directory; its
+ *	writeback_start filter set, the event off), clears the instance's
+ *	buffer, enables writeback_start and tells the main thread it is
+ *	ready; the sync starts when it sees background writeback start on
+ *	bdi BDI (or after 30 s); at the first writeback_start with
+ *	sync_mode=1 of BDI, it waits -D MS (0 to 10000, default 4: with
+ *	the trace_pipe's wakeup, past the pass's jiffy) and writes one byte
+ *	(the byte that is there) to FILE's second page with pwrite(2).
+ *	Takes C, sync(2); joins the thread (5 s at most), records, runs
+ *	-t CMD, sysrq-b.
+ *   -t CMD (h1, h5, sync): run CMD between the sync's return and the crash
  *	(a trace dump).
  *
  * The record (fsync'ed, on the host over 9p) has "key value" lines; it
@@ -41,6 +61,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,8 +247,9 @@ static void run_cmd(const char *what, const char *cmd)
 }
 
 static int h1_fd;
-static volatile int a_done, a_rc;
-static double a_end;
+static atomic_int a_done;
+static int a_rc;		/* set before a_done */
+static double a_end;	/* set before a_done */
 
 static void *task_a(void *arg)
 {
@@ -235,18 +257,18 @@ static void *task_a(void *arg)
 	logmsg("A: fsync(F) starts");
 	a_rc = fsync(h1_fd);
 	a_end = now();
-	a_done = 1;
+	atomic_store(&a_done, 1);
 	logmsg("A: fsync(F) returned %d", a_rc);
 	return NULL;
 }
 
-static volatile int s_done;
+static atomic_int s_done;
 
 static void *task_s(void *arg)
 {
 	(void)arg;
 	sync();
-	s_done = 1;
+	atomic_store(&s_done, 1);
 	return NULL;
 }
 
@@ -283,7 +305,7 @@ static int do_h1(const char *file, uint64_t init, uint64_t size,
 	unsigned char *map;
 	long pg = sysconf(_SC_PAGESIZE);
 	uint64_t boff;
-	int sysrq;
+	int sysrq, done;
 
 	if (size <= init || size - init < (uint64_t)pg)
 		die("h1: -n must be at least a page more than -i");
@@ -318,7 +340,7 @@ static int do_h1(const char *file, uint64_t init, uint64_t size,
 		 * only once I_DIRTY is cleared, i.e. once the read is issued.
 		 */
 		while (system(inflight) != 0) {
-			if (a_done)
+			if (atomic_load(&a_done))
 				die("h1: A's fsync returned without a read held");
 			if (now() - t0 > 25)
 				die("h1: no read held after 25 s (%s)", inflight);
@@ -328,7 +350,7 @@ static int do_h1(const char *file, uint64_t init, uint64_t size,
 		       inflight, now() - t0);
 	}
 	sleep_ms(a_ms);
-	if (a_done)
+	if (atomic_load(&a_done))
 		die("h1: A's fsync returned within %ld ms: no read delay?", a_ms);
 
 	t_c = now();
@@ -352,21 +374,25 @@ static int do_h1(const char *file, uint64_t init, uint64_t size,
 		die("mmap: %s", strerror(errno));
 	madvise(map, pg, MADV_RANDOM);
 	t_b = now();
-	((volatile unsigned char *)map)[0] = ((volatile unsigned char *)map)[0];
+	/* a real store, not optimised away */
+	__atomic_store_n(&map[0], __atomic_load_n(&map[0], __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
 	logmsg("B: F dirtied through its mapping at offset %llu, %.3f s after C; A %s, S %s",
-	       (unsigned long long)boff, t_b - t_c, a_done ? "done" : "in fsync",
-	       s_done ? "done" : "in sync");
+	       (unsigned long long)boff, t_b - t_c,
+	       atomic_load(&a_done) ? "done" : "in fsync",
+	       atomic_load(&s_done) ? "done" : "in sync");
 	record("b_after_c %.6f", t_b - t_c);
-	record("a_done_at_b %d", a_done);
+	record("a_done_at_b %d", atomic_load(&a_done));
 	munmap(map, pg);
 
 	pthread_join(s, NULL);
 	t_ret = now();
+	done = atomic_load(&a_done);
 	logmsg("S: sync(2) returned after %.3f s; A %s", t_ret - t_c,
-	       a_done ? "done" : "still in fsync");
+	       done ? "done" : "still in fsync");
 	record("sync_ns %.0f", (t_ret - t_c) * 1e9);
-	record("a_done_at_sync_return %d", a_done);
-	if (a_done)
+	record("a_done_at_sync_return %d", done);
+	if (done)
 		record("a_end_after_c %.6f", a_end - t_c);
 	record("sync_done");
 	run_cmd("dump", dumpcmd);
@@ -434,22 +460,249 @@ static int do_sync(const char *file, uint64_t size, unsigned int gen,
 	return 1;
 }
 
+/* --- h5 ---------------------------------------------------------------- */
+
+static int do_spray(const char *dir, uint64_t size)
+{
+	char path[4096];
+	unsigned char *buf = calloc(1, size ? size : 1);
+	unsigned long i;
+
+	if (!buf)
+		die("calloc");
+	memset(buf, 'w', size);
+	for (i = 0;; i++) {
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/f%lu", dir, i);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0)
+			die("open %s: %s", path, strerror(errno));
+		if (write(fd, buf, size) != (ssize_t)size)
+			die("write %s: %s", path, strerror(errno));
+		close(fd);
+	}
+	return 0;
+}
+
+static int do_mtime(const char *file)
+{
+	struct stat st;
+
+	if (stat(file, &st)) {
+		printf("missing\n");
+		return 1;
+	}
+	printf("%lld\n", (long long)st.st_mtim.tv_sec);
+	return 0;
+}
+
+static int h5_fd;
+static const char *h5_inst, *h5_bdi;
+static long h5_delay_ms;
+static atomic_int h5_bg_seen;
+/* Written by task_h5, read by do_h5 after joining it. */
+static int h5_written;
+static double h5_t_seen, h5_t_write;
+static char h5_line[1024];
+/* The reader's handshake: it has the pipe open and the event enabled. */
+static pthread_mutex_t h5_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t h5_cond = PTHREAD_COND_INITIALIZER;
+static int h5_ready;
+
+/* Write VAL to FILE of the tracefs instance, or die. */
+static void inst_write(const char *file, const char *val, int flags)
+{
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", h5_inst, file);
+	fd = open(path, O_WRONLY | flags);
+	if (fd < 0)
+		die("open %s: %s", path, strerror(errno));
+	if (*val && write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		die("write %s: %s", path, strerror(errno));
+	if (close(fd))
+		die("close %s: %s", path, strerror(errno));
+}
+
+/*
+ * Open the instance's trace_pipe, clear its buffer, enable its
+ * writeback_start event (filtered by holes_test.sh), tell do_h5; then wait
+ * for the WB_SYNC_ALL pass of bdi h5_bdi and write one byte to F.
+ */
+static void *task_h5(void *arg)
+{
+	char want[64], path[4096], buf[8192];
+	unsigned char b = pat(1, 4096);
+	FILE *f;
+
+	(void)arg;
+	snprintf(want, sizeof(want), "bdi %s:", h5_bdi);
+	snprintf(path, sizeof(path), "%s/trace_pipe", h5_inst);
+	f = fopen(path, "r");
+	if (!f)
+		die("fopen %s: %s", path, strerror(errno));
+	inst_write("trace", "", O_TRUNC);
+	inst_write("events/writeback/writeback_start/enable", "1", 0);
+	pthread_mutex_lock(&h5_lock);
+	h5_ready = 1;
+	pthread_cond_signal(&h5_cond);
+	pthread_mutex_unlock(&h5_lock);
+
+	while (fgets(buf, sizeof(buf), f)) {
+		if (!strstr(buf, "writeback_start:") || !strstr(buf, want))
+			continue;
+		if (strstr(buf, " background=1 ")) {
+			atomic_store(&h5_bg_seen, 1);
+			continue;
+		}
+		if (!strstr(buf, " sync_mode=1 "))
+			continue;
+		h5_t_seen = now();
+		snprintf(h5_line, sizeof(h5_line), "%.1000s", buf);
+		h5_line[strcspn(h5_line, "\n")] = 0;
+		sleep_ms(h5_delay_ms);
+		if (pwrite(h5_fd, &b, 1, 4096) != 1)
+			die("h5: write to F: %s", strerror(errno));
+		h5_t_write = now();
+		h5_written = 1;
+		break;
+	}
+	if (!h5_written)
+		die("h5: %s: %s", path, ferror(f) ? strerror(errno) : "end of file");
+	fclose(f);
+	return NULL;
+}
+
+static int do_h5(const char *file, const char *precmd, long delay_ms)
+{
+	double t_c, t_ret;
+	struct timespec ts;
+	struct stat st;
+	void *blk;
+	pthread_t t;
+	int sysrq, dfd, rc, joined;
+
+	open_sysrq(&sysrq);
+	h5_delay_ms = delay_ms;
+	h5_fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (h5_fd < 0)
+		die("open %s: %s", file, strerror(errno));
+	write_range(h5_fd, 1, 0, 65536);
+	if (fsync(h5_fd) || fstat(h5_fd, &st))
+		die("fsync: %s", strerror(errno));
+	record("size 65536");
+	record("gen 1");
+	record("y_ino %lu", (unsigned long)st.st_ino);
+	record("y_mtime_t0 %lld.%09ld", (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	logmsg("h5: F (ino %lu) created and fsync()ed, mtime %lld", (unsigned long)st.st_ino,
+	       (long long)st.st_mtim.tv_sec);
+	sleep_ms(1500);
+
+	/* Timestamps only: no dirty page, I_DIRTY_TIME (lazytime). */
+	if (posix_memalign(&blk, 4096, 4096))
+		die("posix_memalign");
+	fill_buf(blk, 4096, 1, 0);
+	dfd = open(file, O_WRONLY | O_DIRECT);
+	if (dfd < 0)
+		die("open O_DIRECT %s: %s", file, strerror(errno));
+	if (pwrite(dfd, blk, 4096, 0) != 4096)
+		die("O_DIRECT write: %s", strerror(errno));
+	close(dfd);
+	if (fstat(h5_fd, &st))
+		die("fstat: %s", strerror(errno));
+	record("y_mtime_t1 %lld.%09ld", (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	logmsg("h5: F's first block rewritten with O_DIRECT, in-memory mtime %lld",
+	       (long long)st.st_mtim.tv_sec);
+	run_cmd("state", precmd);
+
+	if (pthread_create(&t, NULL, task_h5, NULL))
+		die("pthread_create");
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 10;
+	rc = 0;
+	pthread_mutex_lock(&h5_lock);
+	while (!h5_ready && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&h5_cond, &h5_lock, &ts);
+	pthread_mutex_unlock(&h5_lock);
+	if (rc == ETIMEDOUT)
+		die("h5: the trace reader is not ready after 10 s");
+	/*
+	 * Background writeback has just queued a batch: sync(2) now, so that
+	 * its pass (queued on the work list) stops it in the middle of that
+	 * batch.
+	 */
+	for (int i = 0; i < 30000 && !atomic_load(&h5_bg_seen); i++)
+		sleep_ms(1);
+	record("bg_seen_before_sync %d", atomic_load(&h5_bg_seen));
+	logmsg("h5: %s", atomic_load(&h5_bg_seen) ?
+	       "background writeback started on the bdi" :
+	       "no background writeback on the bdi in 30 s");
+
+	t_c = now();
+	record("sync_start %.6f", t_c);
+	logmsg("sync(2) starts (C)");
+	sync();
+	t_ret = now();
+	/* The writer is done, or still waiting for a pass it will not see. */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 5;
+	joined = !pthread_timedjoin_np(t, NULL, &ts);
+	if (!joined && !pthread_cancel(t))
+		pthread_join(t, NULL);
+	logmsg("sync(2) returned after %.3f s; F %s", t_ret - t_c,
+	       h5_written ? "written during the sync" : "NOT written (no pass seen)");
+	record("sync_ns %.0f", (t_ret - t_c) * 1e9);
+	record("y_written %d", h5_written);
+	if (h5_written) {
+		record("pass_seen_after_c %.6f", h5_t_seen - t_c);
+		record("y_write_after_c %.6f", h5_t_write - t_c);
+		record("y_write_before_return %d", h5_t_write <= t_ret);
+		logmsg("h5: pass seen %.3f s after C, F written %.3f s after C: %s",
+		       h5_t_seen - t_c, h5_t_write - t_c, h5_line);
+	}
+	record("sync_done");
+	run_cmd("dump", dumpcmd);
+	crash(sysrq);
+	return 1;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: wbsync_holes fill|check -f FILE -n SIZE [-g GEN]\n"
 		"       wbsync_holes h1 -f FILE -o RECORD [-i INIT] [-n SIZE] [-l CMD] [-p CMD] [-w CMD] [-A MS] [-B MS]\n"
-		"       wbsync_holes sync -o RECORD [-f FILE [-n SIZE] [-g GEN]] [-p CMD] [-t CMD]\n");
+		"       wbsync_holes sync -o RECORD [-f FILE [-n SIZE] [-g GEN]] [-p CMD] [-t CMD]\n"
+		"       wbsync_holes spray -d DIR [-n SIZE]\n"
+		"       wbsync_holes mtime -f FILE\n"
+		"       wbsync_holes h5 -f FILE -o RECORD -b BDI -w INSTANCE [-D MS] [-p CMD] [-t CMD]\n");
 	exit(2);
+}
+
+/* OPT's argument: a whole number from MIN to MAX, or a one-line error. */
+static long long num_arg(int opt, const char *arg, long long min, long long max)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(arg, &end, 0);
+	if (errno || end == arg || *end || v < min || v > max)
+		die("-%c needs a number from %lld to %lld, not '%s'", opt, min,
+		    max, arg);
+	return v;
 }
 
 int main(int argc, char **argv)
 {
 	const char *file = NULL, *rec = NULL, *slowcmd = NULL, *precmd = NULL;
-	const char *inflight = NULL;
+	const char *inflight = NULL, *dir = NULL;
+	long delay_ms = 4;
 	uint64_t size = 65536, init = 4096;
 	unsigned int gen = 1;
 	long a_ms = 1500, b_ms = 500;
+	int size_set = 0;
 	const char *cmd;
 	int opt;
 
@@ -457,28 +710,73 @@ int main(int argc, char **argv)
 		usage();
 	cmd = argv[1];
 	optind = 2;
-	while ((opt = getopt(argc, argv, "f:n:g:o:i:l:p:w:t:A:B:")) != -1) {
+	while ((opt = getopt(argc, argv, "f:n:g:o:i:l:p:w:t:A:B:d:b:D:")) != -1) {
 		switch (opt) {
-		case 'f': file = optarg; break;
-		case 'n': size = strtoull(optarg, NULL, 0); break;
-		case 'g': gen = strtoul(optarg, NULL, 0); break;
-		case 'o': rec = optarg; break;
-		case 'i': init = strtoull(optarg, NULL, 0); break;
-		case 'l': slowcmd = optarg; break;
-		case 'p': precmd = optarg; break;
-		case 'w': inflight = optarg; break;
-		case 't': dumpcmd = optarg; break;
-		case 'A': a_ms = strtol(optarg, NULL, 0); break;
-		case 'B': b_ms = strtol(optarg, NULL, 0); break;
-		default: usage();
+		case 'f':
+			file = optarg;
+			break;
+		case 'n':
+			size = num_arg(opt, optarg, 1, 1LL << 40);
+			size_set = 1;
+			break;
+		case 'g':
+			gen = num_arg(opt, optarg, 1, 1 << 30);
+			break;
+		case 'o':
+			rec = optarg;
+			break;
+		case 'i':
+			init = num_arg(opt, optarg, 0, 1LL << 40);
+			break;
+		case 'l':
+			slowcmd = optarg;
+			break;
+		case 'p':
+			precmd = optarg;
+			break;
+		case 'w':
+			inflight = optarg;
+			break;
+		case 't':
+			dumpcmd = optarg;
+			break;
+		case 'A':
+			a_ms = num_arg(opt, optarg, 0, 3600000);
+			break;
+		case 'B':
+			b_ms = num_arg(opt, optarg, 0, 3600000);
+			break;
+		case 'd':
+			dir = optarg;
+			break;
+		case 'b':
+			h5_bdi = optarg;
+			break;
+		case 'D':
+			delay_ms = num_arg(opt, optarg, 0, 10000);
+			break;
+		default:
+			usage();
 		}
 	}
+	if (optind < argc)
+		die("unexpected argument '%s'", argv[optind]);
 	kmsg = open("/dev/kmsg", O_WRONLY);
 	if (!strcmp(cmd, "fill") || !strcmp(cmd, "check")) {
-		if (!file || !gen)
+		if (!file)
 			usage();
 		return !strcmp(cmd, "fill") ? do_fill(file, size, gen) :
 					      do_check(file, size, gen);
+	}
+	if (!strcmp(cmd, "spray")) {
+		if (!dir)
+			usage();
+		return do_spray(dir, size_set ? size : 4096);
+	}
+	if (!strcmp(cmd, "mtime")) {
+		if (!file)
+			usage();
+		return do_mtime(file);
 	}
 	if (!rec)
 		usage();
@@ -490,6 +788,12 @@ int main(int argc, char **argv)
 			usage();
 		return do_h1(file, init, size, slowcmd, precmd, inflight, a_ms,
 			     b_ms);
+	}
+	if (!strcmp(cmd, "h5")) {
+		if (!file || !h5_bdi || !inflight)
+			usage();
+		h5_inst = inflight;
+		return do_h5(file, precmd, delay_ms);
 	}
 	if (!strcmp(cmd, "sync"))
 		return do_sync(file, size, gen, precmd);
