@@ -78,7 +78,7 @@ table=(
 	# in every Debian system, listed for their programs
 	"apt: apt-get apt-cache"
 	"dpkg: dpkg dpkg-query"
-	"coreutils: basename cat chmod chown chroot comm cp cut date dd dirname env head id ln ls md5sum mkdir mktemp mv nproc paste readlink realpath rm rmdir sha256sum sleep sort stat sync tail tee timeout touch tr truncate uname uniq wc"
+	"coreutils: basename cat chmod chown chroot comm cp cut date dd df dirname env head id ln ls md5sum mkdir mktemp mv nproc paste readlink realpath rm rmdir sha256sum sleep sort stat sync tail tee timeout touch tr truncate uname uniq wc"
 	"bash: bash"
 	"dash: sh"
 	"diffutils: cmp diff"
