@@ -960,24 +960,23 @@ test_h7_mount()
 	mkdir -p "$mh7" && mount -t ext2 -o ro "$dev2" "$mh7"
 }
 
-# F's events in boot 1's trace (the pass's start and first queue_io, then
-# every event of F), at most 24 lines.
+# F's events in boot 1's trace from its O_DIRECT write (the first with
+# I_DIRTY_TIME) on, with the WB_SYNC_ALL pass's rounds on the bdi: the
+# chmod's dirtying, the pass's queue_io and its write of F, and F's
+# enqueue after the window (its dirtied against the queue_io's older).
 h7_trace()
 {
 	local tr=${record%/*}/trace
 
 	[ -f "$tr" ] || { echo "no trace"; return 0; }
 	awk -v ino="$(record_value y_ino)" -v bdi="$(record_value bdi)" '
-	/ writeback_start: / && / sync_mode=1 / && index($0, "bdi " bdi ":") && !p {
-		p = 1; sub(/^ */, ""); print "the pass starts: " $0
-	}
-	/ writeback_queue_io: / && index($0, "bdi " bdi ":") && p == 1 {
-		p = 2; sub(/^ */, ""); print "its queue_io: " $0
-	}
-	/ writeback_(single_inode(_start)?|dirty_inode(_start|_enqueue)?|mark_inode_dirty|lazytime|write_inode(_start)?): / &&
-	($0 ~ " ino=" ino " " || $0 ~ " ino " ino " ") {
-		sub(/^ */, ""); sub(/ cgroup_ino=[0-9]+/, ""); print "F: " $0
-	}' "$tr" | head -n 24
+	/ writeback_/ && ($0 ~ " ino=" ino " " || $0 ~ " ino " ino " ") && /I_DIRTY_TIME/ { on = 1 }
+	!on { next }
+	(/ writeback_(start|queue_io|written): / && index($0, "bdi " bdi ":") && (/ sync_mode=1 / || / writeback_queue_io: /)) ||
+	(/ writeback_/ && ($0 ~ " ino=" ino " " || $0 ~ " ino " ino " ")) {
+		sub(/^ */, ""); sub(/ cgroup_ino=[0-9]+/, ""); sub(/ nr_pages=[0-9]+/, "")
+		gsub(/ +/, " "); print
+	}' "$tr" | head -n 16
 }
 
 # 0: F's pre-call mtime is on disk; 1: lost.  Prints the verdict ("h7
@@ -993,7 +992,7 @@ test_h7_durable()
 	got=$("$helper" mtime -f "$mh7/F")
 	m="fired=$(record_value h7_fired) seen=$(record_value h7_seen) reached=$(record_value h7_reached) start_state=$(record_value h7_start_state) spun_ms=$(record_value h7_spun_ms)"
 	ktap_print_msg "F: mtime on disk $got; T0 (fsync) $(record_value y_mtime_t0 | cut -d. -f1), T1 (in memory before the chmod) $t1, in the buffer cache before it $(record_value y_buffer_mtime); sync(2) took $(awk '/^sync_ns/ { printf "%.3f s", $2 / 1e9 }' "$record"), window open at its start: $(record_value window_open_at_sync); chmod returned: $(record_value chmod_returned) (after $(record_value chmod_s) s)"
-	ktap_print_msg "wbsync_h7: $m (state at the sync's return: $(record_value h7_state))"
+	ktap_print_msg "wbsync_h7: $m (state at the sync's return: $(record_value h7_state_at_return))"
 	ktap_print_msg "F data: $("$helper" check -f "$mh7/F" -n 65536 -g 1)"
 	while IFS= read -r l; do
 		ktap_print_msg "trace: $l"

@@ -55,8 +55,8 @@
  *	in-memory mtime T1.  Runs -p CMD (the state check), arms the module
  *	for FILE; a thread on CPU 0 fchmod()s FILE (0644 -> 0600), which the
  *	module holds in the window; once the module's state is "window",
- *	sync(2) from CPU 1.  Records the module's counters, joins the thread
- *	(15 s at most), runs -t CMD, sysrq-b.
+ *	sync(2) from CPU 1.  Joins the thread (15 s at most), records the
+ *	module's counters, runs -t CMD, sysrq-b.
  *   -t CMD (h1, h5, h7, sync): run CMD between the sync's return and the
  *	crash (a trace dump).
  *
@@ -823,14 +823,18 @@ static int do_h7(const char *file, const char *precmd)
 	t_ret = now();
 	logmsg("sync(2) returned after %.3f s", t_ret - t_c);
 	record("sync_ns %.0f", (t_ret - t_c) * 1e9);
+	if (h7_param("state", val, sizeof(val)))
+		snprintf(val, sizeof(val), "unknown");
+	record("h7_state_at_return %s", val);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 15;
+	joined = !pthread_timedjoin_np(t, NULL, &ts);
+	/* After the chmod: the window is over, spun_ms is set. */
 	for (i = 0; i < (int)(sizeof(counters) / sizeof(counters[0])); i++) {
 		if (h7_param(counters[i], val, sizeof(val)))
 			snprintf(val, sizeof(val), "unknown");
 		record("h7_%s %s", counters[i], val);
 	}
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += 15;
-	joined = !pthread_timedjoin_np(t, NULL, &ts);
 	record("chmod_returned %d", joined && atomic_load(&h7_done));
 	if (joined) {
 		record("chmod_rc %d", h7_rc ? h7_errno : 0);
