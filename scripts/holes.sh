@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# holes.sh KERNEL [--hole h1|h2|h4|h5|all] [--cycles N] [options]
+# holes.sh KERNEL [--hole h1|h2|h4|h5|h7|all] [--cycles N] [options]
 #
 # Crash tests for the holes H1, H2 and H4 of the series' v2 sync cutoff
 # (selftests/integrity/holes_test.sh and README.rst there).  KERNEL is one
@@ -16,10 +16,16 @@
 # cycle that did not reach its window (by boot 1's trace) and kept F's
 # mtime is a SKIP, and the run fails if fewer than --min-reached cycles
 # reached it.  h5 ends with a summary: cycles reached, passed, failed,
-# skipped.
+# skipped.  h7 (__mark_inode_dirty()'s window: chmod of a lazytime inode
+# holding I_DIRTY_TIME only, a hole of 6.12 itself) is not in "all"
+# either: wbsync_h7.ko (selftests/integrity/h7_module, built here against
+# the kernel) holds the chmod in the window while sync(2)'s pass writes
+# the inode; a cycle whose pass did not write F in the window (the
+# module's count) and kept F's mtime is a SKIP; --min-reached and the
+# summary as for h5.
 #
 # Options (-f, -l, -p and -o are the letters of the other lab scripts):
-#   --hole H         h1, h2, h4, h5 or all (default: h1, h2, h4); h2 (NFS) runs the
+#   --hole H         h1, h2, h4, h5, h7 or all (default: h1, h2, h4); h2 (NFS) runs the
 #                    kernel's nfs variant (WBSYNC_VARIANT=nfs), built here
 #   --cycles N       crash/verify cycles per hole (default 1)
 #   -p, --profile P  disk profile: none, ssd or hdd (default hdd)
@@ -42,7 +48,11 @@
 #   --run-s S        h5: seconds the writers run before the sync (default 5)
 #   --bg-kb KIB      h5: vm.dirty_background_bytes (default 1024)
 #   --file-kb KIB    h5: size of the writers' files (default 4)
-#   --min-reached N  h5: fail the run if fewer than N cycles reached the
+#   --window-ms MS   h7: longest hold of the chmod in the window (1 to
+#                    15000, default 5000)
+#   --hold-ms MS     h7: hold after the pass wrote F in the window (0 to
+#                    1000, default 200)
+#   --min-reached N  h5, h7: fail the run if fewer than N cycles reached the
 #                    window (default 1; 0: never)
 #   --timeout SEC    per boot (default 600)
 #   -o, --out DIR    work directory (default output/holes-KERNEL)
@@ -58,7 +68,7 @@ here=$WBSYNC_TOP/selftests/integrity
 [ $# -gt 0 ] || usage_error "no kernel given (see --help)"
 kernel=$1
 shift
-holes=all cycles=1 profile=hdd timeout=600 out='' keep=0 kick=0 min_reached=1 min_set=0
+holes=all cycles=1 profile=hdd timeout=600 out='' keep=0 kick=0 min_reached=1 min_set=0 h7_opt=
 gopts=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -76,6 +86,14 @@ while [ $# -gt 0 ]; do
 		need_arg "$@"
 		case $2 in eager|lazy) ;; *) usage_error "--nfs-write must be eager or lazy, not '$2'" ;; esac
 		gopts+=("$1" "$2"); shift 2 ;;
+	--window-ms)
+		[[ "${2:-}" =~ ^[0-9]+$ ]] && [ "$((10#$2))" -ge 1 ] && [ "$((10#$2))" -le 15000 ] ||
+			usage_error "$1 needs a number from 1 to 15000, not '${2:-}'"
+		gopts+=("$1" "$((10#$2))"); h7_opt=$1; shift 2 ;;
+	--hold-ms)
+		[[ "${2:-}" =~ ^[0-9]+$ ]] && [ "$((10#$2))" -le 1000 ] ||
+			usage_error "$1 needs a number from 0 to 1000, not '${2:-}'"
+		gopts+=("$1" "$((10#$2))"); h7_opt=$1; shift 2 ;;
 	--min-reached)
 		[[ "${2:-}" =~ ^[0-9]+$ ]] || usage_error "$1 needs a number, not '${2:-}'"
 		min_reached=$((10#$2)) min_set=1; shift 2 ;;
@@ -90,12 +108,14 @@ while [ $# -gt 0 ]; do
 done
 case "$holes" in
 all) hole_list=(h1 h2 h4) ;;
-h1|h2|h4|h5) hole_list=("$holes") ;;
-*) usage_error "unknown hole '$holes' (h1, h2, h4, h5, all)" ;;
+h1|h2|h4|h5|h7) hole_list=("$holes") ;;
+*) usage_error "unknown hole '$holes' (h1, h2, h4, h5, h7, all)" ;;
 esac
+# has_h5: a hole with a window and a summary (h5 or h7)
 has_h5=0
-[ "$holes" != h5 ] || has_h5=1
-[ "$min_set" = 0 ] || [ "$has_h5" = 1 ] || usage_error "--min-reached is for --hole h5"
+[ "$holes" != h5 ] && [ "$holes" != h7 ] || has_h5=1
+[ "$min_set" = 0 ] || [ "$has_h5" = 1 ] || usage_error "--min-reached is for --hole h5 or h7"
+[ -z "$h7_opt" ] || [ "$holes" = h7 ] || usage_error "$h7_opt is for --hole h7"
 [ "$has_h5" = 0 ] || [ "$min_reached" -le "$cycles" ] ||
 	usage_error "--min-reached $min_reached is more than --cycles $cycles"
 # h2 needs an NFS server and client in the guest: the nfs variant of the
@@ -127,13 +147,14 @@ work=${out:-$WBSYNC_TOP/output/holes-$name}
 mkdir -p "$work/bin" "$work/kselftest" || die "cannot create '$work'"
 work=$(cd "$work" && pwd)
 
-need_fault=0
+need_fault=0 need_h7=0
 for h in "${hole_list[@]}"; do
 	[ "$h" = h1 ] && [ "$kick" = 0 ] && need_fault=1
+	[ "$h" = h7 ] && need_h7=1
 done
 # shellcheck disable=SC2034 # tap() counts in testno and failed
 testno=0 failed=0
-plan=$((1 + need_fault + cycles * ${#hole_list[@]} * 2 + has_h5))
+plan=$((1 + need_fault + need_h7 + cycles * ${#hole_list[@]} * 2 + has_h5))
 # h5: the cycles that reached the window, and their outcomes
 h5_reached=0 h5_passed=0 h5_failed=0 h5_failed_out=0 h5_skipped=0 h5_other=0
 
@@ -161,6 +182,18 @@ if [ "$need_fault" = 1 ]; then
 		tap "not ok" "build: wbsync_fault.ko against $kdir"
 		tail -n 20 "$work/build-fault.log" | comment
 		echo "Bail out! cannot build wbsync_fault.ko"
+		exit 1
+	fi
+fi
+
+if [ "$need_h7" = 1 ]; then
+	if ko=$("$WBSYNC_TOP/scripts/build-module.sh" "$kdir" "${work##*/}" "$here/h7_module" \
+		2>"$work/build-h7.log") && cp "$ko" "$work/bin/"; then
+		tap ok "build: wbsync_h7.ko against $kdir"
+	else
+		tap "not ok" "build: wbsync_h7.ko against $kdir"
+		tail -n 20 "$work/build-h7.log" | comment
+		echo "Bail out! cannot build wbsync_h7.ko"
 		exit 1
 	fi
 fi
@@ -216,7 +249,7 @@ run_cycle()
 	rc=$?
 	steps "$cdir/crash/console.log"
 	if [ "$rc" != 0 ]; then
-		[ "$h" != h5 ] || h5_other=$((h5_other + 1))
+		[ "$h" != h5 ] && [ "$h" != h7 ] || h5_other=$((h5_other + 1))
 		tap "not ok" "cycle $c $h: boot 1: write, sync(2), sysrq-b"
 		tap "not ok" "cycle $c $h: boot 2: verify # SKIP boot 1 failed"
 		return 1
@@ -227,7 +260,7 @@ run_cycle()
 	verify_boot "$cdir" "${vm[@]}" -- \
 		"$work/bin/holes_test.sh" verify --hole "$h" --record "$cdir/crash/record"
 	rc=$?
-	[ "$h" != h5 ] || { h5_verdict "$c" "$cdir"; return; }
+	[ "$h" != h5 ] && [ "$h" != h7 ] || { h5_verdict "$c" "$cdir" "$h"; return; }
 	if [ "$rc" != 0 ]; then
 		tap "not ok" "cycle $c $h: boot 2: $(verify_failure "$cdir") (vm-run exit status $boot_rc)"
 		return 1
@@ -253,16 +286,17 @@ verify_failure()
 	fi
 }
 
-# h5's boot 2: the guest's verdict ("h5 verdict: PASS|FAIL|SKIP window
-# reached|not-reached (a= b= c= d=) mtime kept|lost"), counted.
+# h5's and h7's boot 2: the guest's verdict ("h5 verdict: PASS|FAIL|SKIP
+# window reached|not-reached (a= b= c= d=) mtime kept|lost"; h7: the
+# module's counts in the parentheses), counted.
 h5_verdict()
 {
-	local c=$1 cdir=$2 v w
-	local d="cycle $c h5: boot 2: F's pre-call mtime on disk"
+	local c=$1 cdir=$2 h=${3:-h5} v w
+	local d="cycle $c $h: boot 2: F's pre-call mtime on disk"
 
-	v=$(grep -a 'h5 verdict: ' "$cdir/verify/output" | sed 's/^.*h5 verdict: //' | tail -n 1)
+	v=$(grep -a "$h verdict: " "$cdir/verify/output" | sed "s/^.*$h verdict: //" | tail -n 1)
 	read -r verdict _ w _ <<<"$v"
-	echo "# cycle $c h5: ${v:-no verdict}"
+	echo "# cycle $c $h: ${v:-no verdict}"
 	[ "$w" != reached ] || h5_reached=$((h5_reached + 1))
 	case $verdict in
 	PASS)
@@ -274,7 +308,7 @@ h5_verdict()
 	FAIL)
 		if [ "$w" = reached ]; then
 			h5_failed=$((h5_failed + 1))
-			tap "not ok" "$d: lost in the window: sync(2) did not write F's timestamps"
+			tap "not ok" "$d: lost in the window: sync(2) left F's pre-call timestamps"
 		else
 			h5_failed_out=$((h5_failed_out + 1))
 			tap "not ok" "$d: lost outside the window (by the trace's account)"
@@ -298,11 +332,11 @@ for ((c = 1; c <= cycles; c++)); do
 done
 
 if [ "$has_h5" = 1 ]; then
-	echo "# h5 summary: $cycles cycle(s), $h5_reached reached the window: $h5_passed passed, $h5_failed failed; $h5_skipped skipped (not reached, mtime kept); $h5_failed_out lost outside the window; $h5_other without a verdict (boot 1 or 2 failed)"
+	echo "# $holes summary: $cycles cycle(s), $h5_reached reached the window: $h5_passed passed, $h5_failed failed; $h5_skipped skipped (not reached, mtime kept); $h5_failed_out lost outside the window; $h5_other without a verdict (boot 1 or 2 failed)"
 	if [ "$h5_reached" -ge "$min_reached" ]; then
-		tap ok "h5: $h5_reached of $cycles cycle(s) reached the window (--min-reached $min_reached)"
+		tap ok "$holes: $h5_reached of $cycles cycle(s) reached the window (--min-reached $min_reached)"
 	else
-		tap "not ok" "h5: only $h5_reached of $cycles cycle(s) reached the window (--min-reached $min_reached): nothing proven"
+		tap "not ok" "$holes: only $h5_reached of $cycles cycle(s) reached the window (--min-reached $min_reached): nothing proven"
 	fi
 fi
 

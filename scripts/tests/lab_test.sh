@@ -56,7 +56,7 @@ expect_status()
 vm=("$top/scripts/vm-run" --kernel "$KERNEL" --quiet)
 
 ktap_print_header
-ktap_set_plan 48
+ktap_set_plan 51
 
 # Console scanner.
 ktap_test_result "scan-console passes a clean log" \
@@ -298,6 +298,12 @@ expect_error "holes.sh refuses --min-reached without --hole h5" "is for --hole h
 	"$top/scripts/holes.sh" patched --hole h1 --min-reached 1
 expect_error "holes_test.sh refuses --file-kb 0" "positive number" \
 	"$top/selftests/integrity/holes_test.sh" crash --hole h5 --file-kb 0
+expect_error "holes.sh refuses --window-ms 0" "from 1 to 15000" \
+	"$top/scripts/holes.sh" patched --hole h7 --window-ms 0
+expect_error "holes.sh refuses --hold-ms without --hole h7" "is for --hole h7" \
+	"$top/scripts/holes.sh" patched --hole h5 --hold-ms 10
+expect_error "holes_test.sh refuses --hold-ms 2000" "from 0 to 1000" \
+	"$top/selftests/integrity/holes_test.sh" crash --hole h7 --hold-ms 2000
 helper_errors_ok()
 {
 	local bad=0 a

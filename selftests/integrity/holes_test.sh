@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# holes_test.sh crash|verify --hole h1|h2|h4|h5 [options]
+# holes_test.sh crash|verify --hole h1|h2|h4|h5|h7 [options]
 #
 # Crash tests for three holes of the series' v2 sync-start cutoff (issue
 # 12, H1, H2 and H4).  Each must lose data closed before sync(2) started on a
@@ -112,12 +112,34 @@
 #     queues on the pass's first round whatever b_io holds).  Reached and
 #     T1 lost: FAIL; reached and kept: PASS; not reached and kept: SKIP;
 #     lost outside the window: FAIL as well.
+# h7  __mark_inode_dirty()'s window, a hole of 6.12 itself.  Periodic and
+#     background writeback off, no slow ext4: ext2 -o lazytime,noatime
+#     on the second disk.  F is created, fsync()ed (T0), and 1.5 s later
+#     its first block is rewritten with O_DIRECT: I_DIRTY_TIME only, on
+#     b_dirty_time, in-memory mtime T1 > T0 (checked in the inode table
+#     buffer).  wbsync_h7.ko (h7_module/) is armed for F.  A thread of the
+#     helper on CPU 0 fchmod()s F: notify_change() -> ext2_setattr() ->
+#     mark_inode_dirty() -> __mark_inode_dirty(I_DIRTY), which clears
+#     I_DIRTY_TIME under i_lock and drops it; the module's probe on
+#     writeback_dirty_inode_start spins there (--window-ms at most).  The
+#     helper then calls sync(2) on CPU 1: the pass's queue_io() (for_sync)
+#     moves F from b_dirty_time to b_io (I_SYNC_QUEUED), writeback finds
+#     neither I_DIRTY_TIME nor I_DIRTY, writes nothing, and requeue_inode()
+#     takes F off the lists, clearing I_SYNC_QUEUED.  The module sees that
+#     write (writeback_single_inode_start, WB_SYNC_ALL, for_sync, nothing
+#     dirty, then writeback_single_inode: "reached") and ends the spin
+#     --hold-ms later: the task sets I_DIRTY, sees no I_SYNC_QUEUED, stamps
+#     dirtied_when after the pass's cutoff and moves F to b_dirty.  sync(2)
+#     returns without writing T1.  Boot 2 mounts the ext2 and expects an
+#     mtime >= T1.  Reached (the module's count) and T1 lost: FAIL; reached
+#     and kept: PASS; not reached and kept: SKIP; lost outside the window:
+#     FAIL.
 set -u
 
 usage()
 {
 	cat >&2 <<USAGE
-usage: holes_test.sh crash|verify --hole h1|h2|h4|h5 [options]
+usage: holes_test.sh crash|verify --hole h1|h2|h4|h5|h7 [options]
   --record FILE      record of boot 1 (default \$WBSYNC_OUT/record)
   --slow-mb MIB      data dirty on the slow ext4 at the sync (default 256)
   --read-delay-ms MS h1: dm-delay read delay (default 30000)
@@ -141,10 +163,14 @@ usage: holes_test.sh crash|verify --hole h1|h2|h4|h5 [options]
   --run-s S          h5: seconds the writers run before the sync (default 5)
   --bg-kb KIB        h5: vm.dirty_background_bytes in KiB (default 1024)
   --file-kb KIB      h5: size of the writers' files (default 4)
+  --window-ms MS     h7: longest hold in the window (1 to 15000, default 5000)
+  --hold-ms MS       h7: hold after the pass wrote F in the window (0 to
+                     1000, default 200)
   --trace            trace the writeback events of the sync into
                      \$WBSYNC_OUT/trace (dumped before the crash)
   --helper PATH      wbsync_holes (default: next to this script)
-  --module PATH      wbsync_fault.ko (default: next to this script)
+  --module PATH      wbsync_fault.ko, for h7 wbsync_h7.ko (default: next
+                     to this script)
 USAGE
 	exit 2
 }
@@ -168,7 +194,8 @@ hole='' record=${WBSYNC_OUT:+$WBSYNC_OUT/record} slow_mb=256 delay_ms=30000
 a_ms=300 b_ms=500 size=65536 files=64 upper=ext2 kick=0 trace=0 udelay_ms=300
 nfs_delay_ms=300 nfs_write=eager
 wdelay_ms=0 writers=2 run_s=5 bg_kb=1024 file_kb=4 bdi=
-helper=$here/wbsync_holes module=$here/wbsync_fault.ko
+window_ms=5000 hold_ms=200
+helper=$here/wbsync_holes module=
 need_arg() { [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs an argument"; }
 need_num() { [[ "${2:-}" =~ ^[0-9]+$ ]] || die "$1 needs a number, not '${2:-}'"; }
 need_pos() { [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || die "$1 needs a positive number, not '${2:-}'"; }
@@ -192,6 +219,11 @@ while [ $# -gt 0 ]; do
 	--run-s) need_pos "$@"; run_s=$2; shift 2 ;;
 	--bg-kb) need_pos "$@"; bg_kb=$2; shift 2 ;;
 	--file-kb) need_pos "$@"; file_kb=$2; shift 2 ;;
+	--window-ms) need_num "$@"; window_ms=$((10#$2)); shift 2
+		[ "$window_ms" -ge 1 ] && [ "$window_ms" -le 15000 ] ||
+			die "--window-ms must be from 1 to 15000, not '$window_ms'" ;;
+	--hold-ms) need_num "$@"; hold_ms=$((10#$2)); shift 2
+		[ "$hold_ms" -le 1000 ] || die "--hold-ms must be from 0 to 1000, not '$hold_ms'" ;;
 	--trace) trace=1; shift ;;
 	--helper) need_arg "$@"; helper=$2; shift 2 ;;
 	--module) need_arg "$@"; module=$2; shift 2 ;;
@@ -199,14 +231,19 @@ while [ $# -gt 0 ]; do
 	*) die "unknown option '$1' (see --help)" ;;
 	esac
 done
-case "$hole" in h1|h2|h4|h5) ;; *) die "--hole must be h1, h2, h4 or h5, not '$hole'" ;; esac
-[ "$hole" != h5 ] || trace=1
+case "$hole" in h1|h2|h4|h5|h7) ;; *) die "--hole must be h1, h2, h4, h5 or h7, not '$hole'" ;; esac
+[ "$hole" != h5 ] && [ "$hole" != h7 ] || trace=1
+if [ -z "$module" ]; then
+	module=$here/wbsync_fault.ko
+	[ "$hole" != h7 ] || module=$here/wbsync_h7.ko
+fi
 case "$upper" in ext2|vfat) ;; *) die "--upper must be ext2 or vfat" ;; esac
 case "$nfs_write" in eager|lazy) ;; *) die "--nfs-write must be eager or lazy" ;; esac
 [ -n "$record" ] || die "no --record and no \$WBSYNC_OUT (run me in a wbsync guest)"
 [ -x "$helper" ] || die "helper '$helper' is missing"
-[ "$hole" != h1 ] || [ "$kick" = 1 ] || [ "$phase" = verify ] || [ -f "$module" ] ||
-	die "module '$module' is missing"
+if [ "$phase" = crash ] && { [ "$hole" = h7 ] || { [ "$hole" = h1 ] && [ "$kick" = 0 ]; }; }; then
+	[ -f "$module" ] || die "module '$module' is missing"
+fi
 
 # Next to this script (scripts/holes.sh copies it there) or one up (the tree,
 # a kselftest install).
@@ -220,7 +257,7 @@ export DM_DISABLE_UDEV=1
 read -r -a disks <<<"${WBSYNC_DISKS:-}"
 slow_dev=${disks[0]:-/dev/vda} dev2=${disks[1]:-/dev/vdb}
 mslow=/mnt/holes-slow mfat=/mnt/holes-fat mlower=/mnt/holes-lower mupper=/mnt/holes-upper
-mexport=/srv/holes-export mnfs=/mnt/holes-nfs mh5=/mnt/holes-h5
+mexport=/srv/holes-export mnfs=/mnt/holes-nfs mh5=/mnt/holes-h5 mh7=/mnt/holes-h7
 img=$mlower/upper.img dm=wbsync-delay dmu=wbsync-upper udev=/dev/mapper/wbsync-upper
 loopdev=
 work=/run/wbsync-holes
@@ -245,7 +282,7 @@ cleanup()
 		[ ! -d "$h5_inst" ] || rmdir "$h5_inst"
 	fi 2>/dev/null
 
-	for m in "$mnfs" "$mupper" "$mfat" "$mlower" "$mexport" "$mslow" "$mh5"; do
+	for m in "$mnfs" "$mupper" "$mfat" "$mlower" "$mexport" "$mslow" "$mh5" "$mh7"; do
 		mountpoint -q "$m" && umount "$m"
 	done
 	! pgrep -x rpc.mountd >/dev/null || { rpc.nfsd 0; exportfs -ua; pkill -x rpc.mountd; }
@@ -864,6 +901,128 @@ test_h5_umount()
 	umount "$mh5"
 }
 
+# --- h7 ---------------------------------------------------------------------
+
+test_h7_setup()
+{
+	mkfs.ext2 -q -F "$dev2" && mkdir -p "$mh7" &&
+		mount -t ext2 -o lazytime,noatime "$dev2" "$mh7" && bdi_min_ratio "$dev2" &&
+		ktap_print_msg "$(grep " $mh7 " /proc/mounts), bdi $(lsblk -dno MAJ:MIN "$dev2" | tr -d ' ')"
+}
+
+h7_param()
+{
+	cat "/sys/module/wbsync_h7/parameters/$1"
+}
+
+test_h7_module()
+{
+	insmod "$module" window_ms="$window_ms" hold_ms="$hold_ms" &&
+		[ "$(h7_param state)" = idle ] && [ "$(h7_param window_ms)" = "$window_ms" ] &&
+		ktap_print_msg "wbsync_h7: window_ms $(h7_param window_ms), hold_ms $(h7_param hold_ms)"
+}
+
+# Run by the helper once F holds I_DIRTY_TIME only: F's inode in the
+# inode table buffer must still have T0 (seconds), not T1.
+h7_state_cmd()
+{
+	cat <<STATE
+ino=\$(awk '\$1 == "y_ino" { print \$2 }' '$record')
+t1=\$(awk '\$1 == "y_mtime_t1" { print int(\$2) }' '$record')
+buf=\$(debugfs -R "stat <\$ino>" $dev2 2>/dev/null | sed -n 's/^ *mtime: 0x\([0-9a-f]\{8\}\).*/\1/p')
+echo "y_buffer_mtime \$((16#\${buf:-0}))" >>'$record'
+echo "wbsync_holes: h7: F's inode in the buffer cache: mtime \$((16#\${buf:-0})), in memory \$t1; bdi: \$(awk '/^b_(dirty|io|more_io|dirty_time):/ { printf "%s %s ", \$1, \$2 }' /sys/kernel/debug/bdi/$bdi/stats)" >/dev/kmsg
+[ -n "\$buf" ] && [ "\$((16#\$buf))" -lt "\$t1" ]
+STATE
+}
+
+h7_crash()
+{
+	bdi=$(lsblk -dno MAJ:MIN "$dev2" | tr -d ' ')
+	{
+		echo "hole h7"
+		echo "fs ext2"
+		echo "bdi $bdi"
+		echo "window_ms $window_ms"
+		echo "hold_ms $hold_ms"
+	} >>"$record"
+	start_trace || { log "h7: tracing is not available"; return 1; }
+	h7_state_cmd >"$work/h7-state"
+	log "h7: F=$mh7/F, bdi $bdi, window_ms $window_ms, hold_ms $hold_ms"
+	"$helper" h7 -f "$mh7/F" -o "$record" -w /sys/module/wbsync_h7/parameters \
+		-p "bash $work/h7-state" "${dump[@]}"
+	log "h7: the helper exited (status $?) instead of crashing the guest"
+	return 1
+}
+
+test_h7_mount()
+{
+	mkdir -p "$mh7" && mount -t ext2 -o ro "$dev2" "$mh7"
+}
+
+# F's events in boot 1's trace from its O_DIRECT write (the first with
+# I_DIRTY_TIME) on, with the WB_SYNC_ALL pass's rounds on the bdi: the
+# chmod's dirtying, the pass's queue_io and its write of F, and F's
+# enqueue after the window (its dirtied against the queue_io's older).
+h7_trace()
+{
+	local tr=${record%/*}/trace
+
+	[ -f "$tr" ] || { echo "no trace"; return 0; }
+	awk -v ino="$(record_value y_ino)" -v bdi="$(record_value bdi)" '
+	/ writeback_/ && ($0 ~ " ino=" ino " " || $0 ~ " ino " ino " ") && /I_DIRTY_TIME/ { on = 1 }
+	!on { next }
+	(/ writeback_(start|queue_io|written): / && index($0, "bdi " bdi ":") && (/ sync_mode=1 / || / writeback_queue_io: /)) ||
+	(/ writeback_/ && ($0 ~ " ino=" ino " " || $0 ~ " ino " ino " ")) {
+		sub(/^ */, ""); sub(/ cgroup_ino=[0-9]+/, ""); sub(/ nr_pages=[0-9]+/, "")
+		gsub(/ +/, " "); print
+	}' "$tr" | head -n 16
+}
+
+# 0: F's pre-call mtime is on disk; 1: lost.  Prints the verdict ("h7
+# verdict: PASS|FAIL|SKIP window reached|not-reached (...) mtime
+# kept|lost", read by scripts/holes.sh).
+test_h7_durable()
+{
+	local t1 got reached=0 verdict m l
+
+	t1=$(record_value y_mtime_t1)
+	t1=${t1%.*}
+	[[ "$t1" =~ ^[0-9]+$ ]] || { ktap_print_msg "the record has no numeric y_mtime_t1 ('$t1')"; return 1; }
+	got=$("$helper" mtime -f "$mh7/F")
+	m="fired=$(record_value h7_fired) seen=$(record_value h7_seen) reached=$(record_value h7_reached) start_state=$(record_value h7_start_state) spun_ms=$(record_value h7_spun_ms)"
+	ktap_print_msg "F: mtime on disk $got; T0 (fsync) $(record_value y_mtime_t0 | cut -d. -f1), T1 (in memory before the chmod) $t1, in the buffer cache before it $(record_value y_buffer_mtime); sync(2) took $(awk '/^sync_ns/ { printf "%.3f s", $2 / 1e9 }' "$record"), window open at its start: $(record_value window_open_at_sync); chmod returned: $(record_value chmod_returned) (after $(record_value chmod_s) s)"
+	ktap_print_msg "wbsync_h7: $m (state at the sync's return: $(record_value h7_state_at_return))"
+	ktap_print_msg "F data: $("$helper" check -f "$mh7/F" -n 65536 -g 1)"
+	while IFS= read -r l; do
+		ktap_print_msg "trace: $l"
+	done < <(h7_trace)
+	[[ "$(record_value h7_reached)" =~ ^[1-9][0-9]*$ ]] && reached=1
+	if [[ ! "$got" =~ ^[0-9]+$ ]] || [ "$got" -lt "$t1" ]; then
+		verdict=FAIL
+	elif [ "$reached" = 1 ]; then
+		verdict=PASS
+	else
+		verdict=SKIP
+	fi
+	ktap_print_msg "h7 verdict: $verdict window $([ "$reached" = 1 ] && echo reached || echo not-reached) ($m) mtime $([[ "$got" =~ ^[0-9]+$ ]] && [ "$got" -ge "$t1" ] && echo kept || echo lost)"
+	case $verdict in
+	PASS) return 0 ;;
+	SKIP) ktap_print_msg "SKIP: the pass did not write F in the window (wbsync_h7 reached=0) and T1 was kept: nothing proven"; return "$KSFT_SKIP" ;;
+	esac
+	if [ "$reached" = 1 ]; then
+		ktap_print_msg "FAIL: sync(2) left F's pre-call timestamps"
+	else
+		ktap_print_msg "FAIL: sync(2) left F's pre-call timestamps, outside the window (wbsync_h7 reached=0)"
+	fi
+	return 1
+}
+
+test_h7_umount()
+{
+	umount "$mh7"
+}
+
 
 # --trace: the writeback events from just before the sync to its return,
 # dumped by the helper (-t) before the crash.
@@ -883,6 +1042,14 @@ start_trace()
 	# h5: when the pass starts writing each inode
 	if [ "$hole" = h5 ]; then
 		echo 1 >"$t/events/writeback/writeback_single_inode_start/enable" || return 1
+	fi
+	# h7: also F's dirtying (the window is between the last two)
+	if [ "$hole" = h7 ]; then
+		for e in writeback_single_inode_start writeback_mark_inode_dirty \
+			writeback_dirty_inode_start writeback_dirty_inode writeback_lazytime \
+			writeback_write_inode_start; do
+			echo 1 >"$t/events/writeback/$e/enable" || return 1
+		done
 	fi
 	# h2: who commits and writes F on the export
 	if [ "$hole" = h2 ]; then
@@ -995,15 +1162,19 @@ test_h4_umount()
 ktap_print_header
 case "$phase" in
 crash)
-	case $hole in h1) ktap_set_plan 5 ;; h2) ktap_set_plan 6 ;; h5) ktap_set_plan 3 ;; *) ktap_set_plan 7 ;; esac
+	case $hole in h1) ktap_set_plan 5 ;; h2) ktap_set_plan 6 ;; h5) ktap_set_plan 3 ;; h7) ktap_set_plan 4 ;; *) ktap_set_plan 7 ;; esac
 	run "setup: two disks" disks
-	if [ "$hole" = h5 ]; then
+	if [ "$hole" = h7 ]; then
+		run "writeback: periodic and background writeback off" sysctl
+		run "setup: ext2 -o lazytime,noatime on $dev2" h7_setup
+		run "module: wbsync_h7 loaded (window_ms $window_ms, hold_ms $hold_ms)" h7_module
+	elif [ "$hole" = h5 ]; then
 		run "writeback: periodic writeback off, background at $bg_kb KiB" sysctl_h5
 		run "setup: ext2 -o lazytime on dm-delay over $dev2 (write delay $wdelay_ms ms)" h5_setup
 	else
 		run "writeback: periodic and background writeback off" sysctl
 	fi
-	if [ "$hole" = h5 ]; then
+	if [ "$hole" = h5 ] || [ "$hole" = h7 ]; then
 		:
 	elif [ "$hole" = h2 ]; then
 		run "setup: ext4 on $dev2 exported by knfsd, mounted first" h2_export
@@ -1013,7 +1184,7 @@ crash)
 	else
 		run "setup: slow ext4 on $slow_dev, mounted first" slow_fs
 	fi
-	if [ "$hole" = h5 ]; then
+	if [ "$hole" = h5 ] || [ "$hole" = h7 ]; then
 		:
 	elif [ "$hole" = h1 ]; then
 		if [ "$kick" = 0 ]; then
@@ -1038,7 +1209,34 @@ crash)
 verify)
 	[ -f "$record" ] || die "record '$record' does not exist"
 	hole=$(record_value hole)
-	if [ "$hole" = h5 ]; then
+	if [ "$hole" = h7 ]; then
+		ktap_set_plan 4
+		d="h7: F's mtime on disk is at least its in-memory mtime before the chmod"
+		if ! test_record; then
+			ktap_test_fail "record: sync(2) returned before the crash"
+			ktap_test_skip "mount: ext2 after the crash (no record)"
+			ktap_test_skip "$d (no record)"
+			ktap_test_skip "umount: ext2 (not mounted)"
+		else
+			ktap_test_pass "record: sync(2) returned before the crash"
+		fi
+		if [ "$KTAP_CNT_FAIL" != 0 ]; then
+			:
+		elif ! test_h7_mount; then
+			ktap_test_fail "mount: ext2 after the crash"
+			ktap_test_skip "$d (not mounted)"
+			ktap_test_skip "umount: ext2 (not mounted)"
+		else
+			ktap_test_pass "mount: ext2 after the crash"
+			test_h7_durable
+			case $? in
+			0) ktap_test_pass "$d" ;;
+			"$KSFT_SKIP") ktap_test_skip "$d (the window was not reached)" ;;
+			*) ktap_test_fail "$d" ;;
+			esac
+			run "umount: ext2" h7_umount
+		fi
+	elif [ "$hole" = h5 ]; then
 		ktap_set_plan 4
 		d="h5: F's mtime on disk is at least its in-memory mtime at the call"
 		if ! test_record; then

@@ -48,8 +48,17 @@
  *	(the byte that is there) to FILE's second page with pwrite(2).
  *	Takes C, sync(2); joins the thread (5 s at most), records, runs
  *	-t CMD, sysrq-b.
- *   -t CMD (h1, h5, sync): run CMD between the sync's return and the crash
- *	(a trace dump).
+ *   wbsync_holes h7 -f FILE -o RECORD -w PARAMS [-p CMD] [-t CMD]
+ *	H7, __mark_inode_dirty()'s window (wbsync_h7.ko, its parameters in
+ *	the directory PARAMS).  Creates FILE, fsync()s it (T0), waits 1.5 s
+ *	and rewrites its first block with O_DIRECT: I_DIRTY_TIME only,
+ *	in-memory mtime T1.  Runs -p CMD (the state check), arms the module
+ *	for FILE; a thread on CPU 0 fchmod()s FILE (0644 -> 0600), which the
+ *	module holds in the window; once the module's state is "window",
+ *	sync(2) from CPU 1.  Joins the thread (15 s at most), records the
+ *	module's counters, runs -t CMD, sysrq-b.
+ *   -t CMD (h1, h5, h7, sync): run CMD between the sync's return and the
+ *	crash (a trace dump).
  *
  * The record (fsync'ed, on the host over 9p) has "key value" lines; it
  * ends with "sync_done" if the sync returned before the crash.  Every step
@@ -60,6 +69,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -668,6 +678,179 @@ static int do_h5(const char *file, const char *precmd, long delay_ms)
 	return 1;
 }
 
+/* --- h7 ---------------------------------------------------------------- */
+
+static const char *h7_params;
+static int h7_fd, h7_rc = -1, h7_errno;
+static atomic_int h7_done;
+static double h7_t_start, h7_t_end;
+
+/* Parameter NAME of wbsync_h7.ko, without its newline, into BUF. */
+static int h7_param(const char *name, char *buf, size_t len)
+{
+	char path[4096];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", h7_params, name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+static void h7_set(const char *name, const char *val)
+{
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", h7_params, name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		die("open %s: %s", path, strerror(errno));
+	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		die("write '%s' to %s: %s", val, path, strerror(errno));
+	close(fd);
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("pin to CPU %d: %s", cpu, strerror(errno));
+}
+
+/* The chmod task, on CPU 0: the module holds it in the window. */
+static void *task_h7(void *arg)
+{
+	(void)arg;
+	pin(0);
+	logmsg("h7: fchmod(F, 0600) on CPU 0");
+	h7_t_start = now();
+	h7_rc = fchmod(h7_fd, 0600);
+	h7_errno = errno;
+	h7_t_end = now();
+	atomic_store(&h7_done, 1);
+	logmsg("h7: fchmod returned %d after %.3f s", h7_rc, h7_t_end - h7_t_start);
+	return NULL;
+}
+
+static int do_h7(const char *file, const char *precmd)
+{
+	static const char * const counters[] = {
+		"state", "fired", "seen", "reached", "start_state", "spun_ms",
+	};
+	char buf[64] = "", val[64];
+	double t_c, t_ret, t_win = 0;
+	struct timespec ts;
+	struct stat st;
+	void *blk;
+	pthread_t t;
+	int sysrq, dfd, i, joined;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		die("h7 needs 2 CPUs: one spins in the window, the flusher runs on the other");
+	open_sysrq(&sysrq);
+	pin(1);
+	h7_fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (h7_fd < 0 || fchmod(h7_fd, 0644))
+		die("open %s: %s", file, strerror(errno));
+	write_range(h7_fd, 1, 0, 65536);
+	if (fsync(h7_fd) || fstat(h7_fd, &st))
+		die("fsync: %s", strerror(errno));
+	record("size 65536");
+	record("gen 1");
+	record("y_ino %lu", (unsigned long)st.st_ino);
+	record("y_dev %lu", (unsigned long)st.st_dev);
+	record("y_mtime_t0 %lld.%09ld", (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	logmsg("h7: F (ino %lu) created and fsync()ed, mtime %lld", (unsigned long)st.st_ino,
+	       (long long)st.st_mtim.tv_sec);
+	sleep_ms(1500);
+
+	/* Timestamps only: no dirty page, I_DIRTY_TIME (lazytime). */
+	if (posix_memalign(&blk, 4096, 4096))
+		die("posix_memalign");
+	fill_buf(blk, 4096, 1, 0);
+	dfd = open(file, O_WRONLY | O_DIRECT);
+	if (dfd < 0)
+		die("open O_DIRECT %s: %s", file, strerror(errno));
+	if (pwrite(dfd, blk, 4096, 0) != 4096)
+		die("O_DIRECT write: %s", strerror(errno));
+	close(dfd);
+	if (fstat(h7_fd, &st))
+		die("fstat: %s", strerror(errno));
+	record("y_mtime_t1 %lld.%09ld", (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	logmsg("h7: F's first block rewritten with O_DIRECT, in-memory mtime %lld",
+	       (long long)st.st_mtim.tv_sec);
+	run_cmd("state", precmd);
+
+	snprintf(val, sizeof(val), "%lu", (unsigned long)st.st_ino);
+	h7_set("ino", val);
+	snprintf(val, sizeof(val), "%lu", (unsigned long)st.st_dev);
+	h7_set("dev", val);
+	h7_set("state", "arm");
+	logmsg("h7: wbsync_h7 armed for ino %lu dev %lu", (unsigned long)st.st_ino,
+	       (unsigned long)st.st_dev);
+
+	if (pthread_create(&t, NULL, task_h7, NULL))
+		die("pthread_create");
+	/* The chmod task is in the window: sync(2) now. */
+	for (i = 0; i < 10000 && !atomic_load(&h7_done); i++) {
+		if (!h7_param("state", buf, sizeof(buf)) && strcmp(buf, "armed") &&
+		    strcmp(buf, "idle"))
+			break;
+		sleep_ms(1);
+	}
+	if (!h7_param("state", buf, sizeof(buf)) && !strcmp(buf, "window"))
+		t_win = now();
+	record("window_open_at_sync %d", t_win > 0);
+	logmsg("h7: module state '%s' after %d ms: %s", buf, i,
+	       t_win > 0 ? "in the window" : "NOT in the window");
+
+	t_c = now();
+	record("sync_start %.6f", t_c);
+	logmsg("sync(2) starts (C) on CPU 1");
+	sync();
+	t_ret = now();
+	logmsg("sync(2) returned after %.3f s", t_ret - t_c);
+	record("sync_ns %.0f", (t_ret - t_c) * 1e9);
+	if (h7_param("state", val, sizeof(val)))
+		snprintf(val, sizeof(val), "unknown");
+	record("h7_state_at_return %s", val);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 15;
+	joined = !pthread_timedjoin_np(t, NULL, &ts);
+	/* After the chmod: the window is over, spun_ms is set. */
+	for (i = 0; i < (int)(sizeof(counters) / sizeof(counters[0])); i++) {
+		if (h7_param(counters[i], val, sizeof(val)))
+			snprintf(val, sizeof(val), "unknown");
+		record("h7_%s %s", counters[i], val);
+	}
+	record("chmod_returned %d", joined && atomic_load(&h7_done));
+	if (joined) {
+		record("chmod_rc %d", h7_rc ? h7_errno : 0);
+		record("chmod_s %.6f", h7_t_end - h7_t_start);
+		record("chmod_end_after_c %.6f", h7_t_end - t_c);
+	}
+	if (h7_param("reached", val, sizeof(val)))
+		snprintf(val, sizeof(val), "unknown");
+	logmsg("h7: module: reached %s; chmod %s", val,
+	       joined ? "returned" : "still held");
+	record("sync_done");
+	run_cmd("dump", dumpcmd);
+	crash(sysrq);
+	return 1;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
@@ -676,7 +859,8 @@ static void usage(void)
 		"       wbsync_holes sync -o RECORD [-f FILE [-n SIZE] [-g GEN]] [-p CMD] [-t CMD]\n"
 		"       wbsync_holes spray -d DIR [-n SIZE]\n"
 		"       wbsync_holes mtime -f FILE\n"
-		"       wbsync_holes h5 -f FILE -o RECORD -b BDI -w INSTANCE [-D MS] [-p CMD] [-t CMD]\n");
+		"       wbsync_holes h5 -f FILE -o RECORD -b BDI -w INSTANCE [-D MS] [-p CMD] [-t CMD]\n"
+		"       wbsync_holes h7 -f FILE -o RECORD -w PARAMS [-p CMD] [-t CMD]\n");
 	exit(2);
 }
 
@@ -794,6 +978,12 @@ int main(int argc, char **argv)
 			usage();
 		h5_inst = inflight;
 		return do_h5(file, precmd, delay_ms);
+	}
+	if (!strcmp(cmd, "h7")) {
+		if (!file || !inflight)
+			usage();
+		h7_params = inflight;
+		return do_h7(file, precmd);
 	}
 	if (!strcmp(cmd, "sync"))
 		return do_sync(file, size, gen, precmd);
