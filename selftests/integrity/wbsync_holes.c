@@ -585,32 +585,34 @@ static void *task_h5(void *arg)
 	return NULL;
 }
 
-static int do_h5(const char *file, const char *precmd, long delay_ms)
+/*
+ * h5 and h7's F: 64 KiB written and fsync()ed at T0, then, 1.5 s later,
+ * its first block rewritten with O_DIRECT, which leaves no dirty page
+ * and only the new timestamps (I_DIRTY_TIME under lazytime) at T1;
+ * PRECMD checks that the inode table on disk still holds T0.  Returns
+ * F's descriptor and its stat at T1.
+ */
+static int dirty_time_file(const char *tag, const char *file, const char *precmd,
+			   struct stat *st)
 {
-	double t_c, t_ret;
-	struct timespec ts;
-	struct stat st;
 	void *blk;
-	pthread_t t;
-	int sysrq, dfd, rc, joined;
+	int fd, dfd;
 
-	open_sysrq(&sysrq);
-	h5_delay_ms = delay_ms;
-	h5_fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	if (h5_fd < 0)
+	fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || fchmod(fd, 0644))
 		die("open %s: %s", file, strerror(errno));
-	write_range(h5_fd, 1, 0, 65536);
-	if (fsync(h5_fd) || fstat(h5_fd, &st))
+	write_range(fd, 1, 0, 65536);
+	if (fsync(fd) || fstat(fd, st))
 		die("fsync: %s", strerror(errno));
 	record("size 65536");
 	record("gen 1");
-	record("y_ino %lu", (unsigned long)st.st_ino);
-	record("y_mtime_t0 %lld.%09ld", (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
-	logmsg("h5: F (ino %lu) created and fsync()ed, mtime %lld", (unsigned long)st.st_ino,
-	       (long long)st.st_mtim.tv_sec);
+	record("y_ino %lu", (unsigned long)st->st_ino);
+	record("y_dev %lu", (unsigned long)st->st_dev);
+	record("y_mtime_t0 %lld.%09ld", (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec);
+	logmsg("%s: F (ino %lu) created and fsync()ed, mtime %lld", tag,
+	       (unsigned long)st->st_ino, (long long)st->st_mtim.tv_sec);
 	sleep_ms(1500);
 
-	/* Timestamps only: no dirty page, I_DIRTY_TIME (lazytime). */
 	if (posix_memalign(&blk, 4096, 4096))
 		die("posix_memalign");
 	fill_buf(blk, 4096, 1, 0);
@@ -620,12 +622,27 @@ static int do_h5(const char *file, const char *precmd, long delay_ms)
 	if (pwrite(dfd, blk, 4096, 0) != 4096)
 		die("O_DIRECT write: %s", strerror(errno));
 	close(dfd);
-	if (fstat(h5_fd, &st))
+	free(blk);
+	if (fstat(fd, st))
 		die("fstat: %s", strerror(errno));
-	record("y_mtime_t1 %lld.%09ld", (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
-	logmsg("h5: F's first block rewritten with O_DIRECT, in-memory mtime %lld",
-	       (long long)st.st_mtim.tv_sec);
+	record("y_mtime_t1 %lld.%09ld", (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec);
+	logmsg("%s: F's first block rewritten with O_DIRECT, in-memory mtime %lld", tag,
+	       (long long)st->st_mtim.tv_sec);
 	run_cmd("state", precmd);
+	return fd;
+}
+
+static int do_h5(const char *file, const char *precmd, long delay_ms)
+{
+	double t_c, t_ret;
+	struct timespec ts;
+	struct stat st;
+	pthread_t t;
+	int sysrq, rc, joined;
+
+	open_sysrq(&sysrq);
+	h5_delay_ms = delay_ms;
+	h5_fd = dirty_time_file("h5", file, precmd, &st);
 
 	if (pthread_create(&t, NULL, task_h5, NULL))
 		die("pthread_create");
@@ -753,45 +770,14 @@ static int do_h7(const char *file, const char *precmd)
 	double t_c, t_ret, t_win = 0;
 	struct timespec ts;
 	struct stat st;
-	void *blk;
 	pthread_t t;
-	int sysrq, dfd, i, joined;
+	int sysrq, i, joined;
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		die("h7 needs 2 CPUs: one spins in the window, the flusher runs on the other");
 	open_sysrq(&sysrq);
 	pin(1);
-	h7_fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	if (h7_fd < 0 || fchmod(h7_fd, 0644))
-		die("open %s: %s", file, strerror(errno));
-	write_range(h7_fd, 1, 0, 65536);
-	if (fsync(h7_fd) || fstat(h7_fd, &st))
-		die("fsync: %s", strerror(errno));
-	record("size 65536");
-	record("gen 1");
-	record("y_ino %lu", (unsigned long)st.st_ino);
-	record("y_dev %lu", (unsigned long)st.st_dev);
-	record("y_mtime_t0 %lld.%09ld", (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
-	logmsg("h7: F (ino %lu) created and fsync()ed, mtime %lld", (unsigned long)st.st_ino,
-	       (long long)st.st_mtim.tv_sec);
-	sleep_ms(1500);
-
-	/* Timestamps only: no dirty page, I_DIRTY_TIME (lazytime). */
-	if (posix_memalign(&blk, 4096, 4096))
-		die("posix_memalign");
-	fill_buf(blk, 4096, 1, 0);
-	dfd = open(file, O_WRONLY | O_DIRECT);
-	if (dfd < 0)
-		die("open O_DIRECT %s: %s", file, strerror(errno));
-	if (pwrite(dfd, blk, 4096, 0) != 4096)
-		die("O_DIRECT write: %s", strerror(errno));
-	close(dfd);
-	if (fstat(h7_fd, &st))
-		die("fstat: %s", strerror(errno));
-	record("y_mtime_t1 %lld.%09ld", (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
-	logmsg("h7: F's first block rewritten with O_DIRECT, in-memory mtime %lld",
-	       (long long)st.st_mtim.tv_sec);
-	run_cmd("state", precmd);
+	h7_fd = dirty_time_file("h7", file, precmd, &st);
 
 	snprintf(val, sizeof(val), "%lu", (unsigned long)st.st_ino);
 	h7_set("ino", val);
