@@ -739,9 +739,10 @@ h5_crash()
 	return 1
 }
 
-test_h5_mount()
+# Boot 2 of h5 and h7: the ext2 of boot 1, read-only, on $1.
+ext2_mount_ro()
 {
-	mkdir -p "$mh5" && mount -t ext2 -o ro "$dev2" "$mh5"
+	mkdir -p "$1" && mount -t ext2 -o ro "$dev2" "$1"
 }
 
 # From the trace of boot 1 (global clock: the file's order is the order
@@ -953,11 +954,6 @@ h7_crash()
 		-p "bash $work/h7-state" "${dump[@]}"
 	log "h7: the helper exited (status $?) instead of crashing the guest"
 	return 1
-}
-
-test_h7_mount()
-{
-	mkdir -p "$mh7" && mount -t ext2 -o ro "$dev2" "$mh7"
 }
 
 # F's events in boot 1's trace from its O_DIRECT write (the first with
@@ -1222,7 +1218,7 @@ verify)
 		fi
 		if [ "$KTAP_CNT_FAIL" != 0 ]; then
 			:
-		elif ! test_h7_mount; then
+		elif ! ext2_mount_ro "$mh7"; then
 			ktap_test_fail "mount: ext2 after the crash"
 			ktap_test_skip "$d (not mounted)"
 			ktap_test_skip "umount: ext2 (not mounted)"
@@ -1249,7 +1245,7 @@ verify)
 		fi
 		if [ "$KTAP_CNT_FAIL" != 0 ]; then
 			:
-		elif ! test_h5_mount; then
+		elif ! ext2_mount_ro "$mh5"; then
 			ktap_test_fail "mount: ext2 after the crash"
 			ktap_test_skip "$d (not mounted)"
 			ktap_test_skip "umount: ext2 (not mounted)"
