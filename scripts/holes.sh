@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# holes.sh KERNEL [--hole h1|h2|h4|h5|h7|all] [--cycles N] [options]
+# holes.sh KERNEL [--hole h1|h2|h4|h5|h7|h8|all] [--cycles N] [options]
 #
 # Crash tests for the holes H1, H2 and H4 of the series' v2 sync cutoff
 # (selftests/integrity/holes_test.sh and README.rst there).  KERNEL is one
@@ -22,10 +22,15 @@
 # the kernel) holds the chmod in the window while sync(2)'s pass writes
 # the inode; a cycle whose pass did not write F in the window (the
 # module's count) and kept F's mtime is a SKIP; --min-reached and the
-# summary as for h5.
+# summary as for h5.  h8 (the same window when F also has dirty pages,
+# also 6.12's, not in "all" either): the same module in its mode h8 holds
+# the chmod while sync(2)'s WB_SYNC_NONE flush writes F's pages and drops
+# F as clean, until the WB_SYNC_ALL pass has queued; a cycle in which the
+# flush did not (the module's count) and F kept its mtime and data is a
+# SKIP; --min-reached and the summary as for h5.
 #
 # Options (-f, -l, -p and -o are the letters of the other lab scripts):
-#   --hole H         h1, h2, h4, h5, h7 or all (default: h1, h2, h4); h2 (NFS) runs the
+#   --hole H         h1, h2, h4, h5, h7, h8 or all (default: h1, h2, h4); h2 (NFS) runs the
 #                    kernel's nfs variant (WBSYNC_VARIANT=nfs), built here
 #   --cycles N       crash/verify cycles per hole (default 1)
 #   -p, --profile P  disk profile: none, ssd or hdd (default hdd)
@@ -48,12 +53,12 @@
 #   --run-s S        h5: seconds the writers run before the sync (default 5)
 #   --bg-kb KIB      h5: vm.dirty_background_bytes (default 1024)
 #   --file-kb KIB    h5: size of the writers' files (default 4)
-#   --window-ms MS   h7: longest hold of the chmod in the window (1 to
+#   --window-ms MS   h7, h8: longest hold of the chmod in the window (1 to
 #                    15000, default 5000)
-#   --hold-ms MS     h7: hold after the pass wrote F in the window (0 to
-#                    1000, default 200)
-#   --min-reached N  h5, h7: fail the run if fewer than N cycles reached the
-#                    window (default 1; 0: never)
+#   --hold-ms MS     h7: hold after the pass wrote F in the window, h8: after
+#                    the pass queued (0 to 1000, default 200)
+#   --min-reached N  h5, h7, h8: fail the run if fewer than N cycles reached
+#                    the window (default 1; 0: never)
 #   --timeout SEC    per boot (default 600)
 #   -o, --out DIR    work directory (default output/holes-KERNEL)
 #   --keep           keep the disk images of passing cycles
@@ -108,14 +113,16 @@ while [ $# -gt 0 ]; do
 done
 case "$holes" in
 all) hole_list=(h1 h2 h4) ;;
-h1|h2|h4|h5|h7) hole_list=("$holes") ;;
-*) usage_error "unknown hole '$holes' (h1, h2, h4, h5, h7, all)" ;;
+h1|h2|h4|h5|h7|h8) hole_list=("$holes") ;;
+*) usage_error "unknown hole '$holes' (h1, h2, h4, h5, h7, h8, all)" ;;
 esac
-# has_h5: a hole with a window and a summary (h5 or h7)
-has_h5=0
-[ "$holes" != h5 ] && [ "$holes" != h7 ] || has_h5=1
-[ "$min_set" = 0 ] || [ "$has_h5" = 1 ] || usage_error "--min-reached is for --hole h5 or h7"
-[ -z "$h7_opt" ] || [ "$holes" = h7 ] || usage_error "$h7_opt is for --hole h7"
+# has_h5: a hole with a window and a summary (h5, h7 or h8); has_h7: one of
+# wbsync_h7.ko (h7, or h8: its mode h8)
+has_h5=0 has_h7=0
+[ "$holes" != h7 ] && [ "$holes" != h8 ] || has_h7=1
+[ "$holes" != h5 ] && [ "$has_h7" = 0 ] || has_h5=1
+[ "$min_set" = 0 ] || [ "$has_h5" = 1 ] || usage_error "--min-reached is for --hole h5, h7 or h8"
+[ -z "$h7_opt" ] || [ "$has_h7" = 1 ] || usage_error "$h7_opt is for --hole h7 or h8"
 [ "$has_h5" = 0 ] || [ "$min_reached" -le "$cycles" ] ||
 	usage_error "--min-reached $min_reached is more than --cycles $cycles"
 # h2 needs an NFS server and client in the guest: the nfs variant of the
@@ -150,7 +157,7 @@ work=$(cd "$work" && pwd)
 need_fault=0 need_h7=0
 for h in "${hole_list[@]}"; do
 	[ "$h" = h1 ] && [ "$kick" = 0 ] && need_fault=1
-	[ "$h" = h7 ] && need_h7=1
+	case $h in h7|h8) need_h7=1 ;; esac
 done
 # shellcheck disable=SC2034 # tap() counts in testno and failed
 testno=0 failed=0
@@ -249,7 +256,7 @@ run_cycle()
 	rc=$?
 	steps "$cdir/crash/console.log"
 	if [ "$rc" != 0 ]; then
-		[ "$h" != h5 ] && [ "$h" != h7 ] || h5_other=$((h5_other + 1))
+		[ "$h" != h5 ] && [ "$has_h7" = 0 ] || h5_other=$((h5_other + 1))
 		tap "not ok" "cycle $c $h: boot 1: write, sync(2), sysrq-b"
 		tap "not ok" "cycle $c $h: boot 2: verify # SKIP boot 1 failed"
 		return 1
@@ -260,7 +267,7 @@ run_cycle()
 	verify_boot "$cdir" "${vm[@]}" -- \
 		"$work/bin/holes_test.sh" verify --hole "$h" --record "$cdir/crash/record"
 	rc=$?
-	[ "$h" != h5 ] && [ "$h" != h7 ] || { h5_verdict "$c" "$cdir" "$h"; return; }
+	[ "$h" != h5 ] && [ "$has_h7" = 0 ] || { h5_verdict "$c" "$cdir" "$h"; return; }
 	if [ "$rc" != 0 ]; then
 		tap "not ok" "cycle $c $h: boot 2: $(verify_failure "$cdir") (vm-run exit status $boot_rc)"
 		return 1
@@ -286,13 +293,16 @@ verify_failure()
 	fi
 }
 
-# h5's and h7's boot 2: the guest's verdict ("h5 verdict: PASS|FAIL|SKIP
-# window reached|not-reached (a= b= c= d=) mtime kept|lost"; h7: the
-# module's counts in the parentheses), counted.
+# h5's, h7's and h8's boot 2: the guest's verdict ("h5 verdict:
+# PASS|FAIL|SKIP window reached|not-reached (a= b= c= d=) mtime kept|lost";
+# h7 and h8: the module's counts in the parentheses, then "data RESULT"),
+# counted.
 h5_verdict()
 {
-	local c=$1 cdir=$2 h=${3:-h5} v w
+	local c=$1 cdir=$2 h=${3:-h5} v w lost="F's pre-call timestamps"
 	local d="cycle $c $h: boot 2: F's pre-call mtime on disk"
+
+	[ "$h" != h8 ] || { d="$d, and its data"; lost="F's pre-call timestamps or data"; }
 
 	v=$(grep -a "$h verdict: " "$cdir/verify/output" | sed "s/^.*$h verdict: //" | tail -n 1)
 	read -r verdict _ w _ <<<"$v"
@@ -308,7 +318,7 @@ h5_verdict()
 	FAIL)
 		if [ "$w" = reached ]; then
 			h5_failed=$((h5_failed + 1))
-			tap "not ok" "$d: lost in the window: sync(2) left F's pre-call timestamps"
+			tap "not ok" "$d: lost in the window: sync(2) left $lost"
 		else
 			h5_failed_out=$((h5_failed_out + 1))
 			tap "not ok" "$d: lost outside the window (by the trace's account)"

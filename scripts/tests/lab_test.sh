@@ -56,7 +56,7 @@ expect_status()
 vm=("$top/scripts/vm-run" --kernel "$KERNEL" --quiet)
 
 ktap_print_header
-ktap_set_plan 51
+ktap_set_plan 54
 
 # Console scanner.
 ktap_test_result "scan-console passes a clean log" \
@@ -304,6 +304,13 @@ expect_error "holes.sh refuses --hold-ms without --hole h7" "is for --hole h7" \
 	"$top/scripts/holes.sh" patched --hole h5 --hold-ms 10
 expect_error "holes_test.sh refuses --hold-ms 2000" "from 0 to 1000" \
 	"$top/selftests/integrity/holes_test.sh" crash --hole h7 --hold-ms 2000
+# h8 takes h7's options and h5's --min-reached
+expect_error "holes.sh refuses --window-ms 0 for h8" "from 1 to 15000" \
+	"$top/scripts/holes.sh" patched --hole h8 --window-ms 0
+expect_error "holes.sh refuses --min-reached above --cycles for h8" "more than --cycles" \
+	"$top/scripts/holes.sh" patched --hole h8 --cycles 1 --min-reached 2
+expect_error "holes_test.sh refuses --hold-ms 2000 for h8" "from 0 to 1000" \
+	"$top/selftests/integrity/holes_test.sh" crash --hole h8 --hold-ms 2000
 helper_errors_ok()
 {
 	local bad=0 a

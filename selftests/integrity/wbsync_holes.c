@@ -57,7 +57,15 @@
  *	module holds in the window; once the module's state is "window",
  *	sync(2) from CPU 1.  Joins the thread (15 s at most), records the
  *	module's counters, runs -t CMD, sysrq-b.
- *   -t CMD (h1, h5, h7, sync): run CMD between the sync's return and the
+ *   wbsync_holes h8 -f FILE -o RECORD -w PARAMS [-p CMD] [-t CMD]
+ *	H8, the same window with dirty pages: as h7, but FILE's 64 KiB are
+ *	rewritten with write(2) (generation 2) instead of the O_DIRECT
+ *	block: dirty pages and I_DIRTY_TIME, on b_dirty; G next to FILE gets
+ *	h7's O_DIRECT block (I_DIRTY_TIME only, so that the WB_SYNC_ALL pass
+ *	has something to queue); the module runs in mode h8 (sync(2)'s
+ *	WB_SYNC_NONE flush writes FILE in the window and drops it as clean;
+ *	the hold ends after the WB_SYNC_ALL pass queued).
+ *   -t CMD (h1, h5, h7, h8, sync): run CMD between the sync's return and the
  *	crash (a trace dump).
  *
  * The record (fsync'ed, on the host over 9p) has "key value" lines; it
@@ -585,33 +593,27 @@ static void *task_h5(void *arg)
 	return NULL;
 }
 
-/*
- * h5 and h7's F: 64 KiB written and fsync()ed at T0, then, 1.5 s later,
- * its first block rewritten with O_DIRECT, which leaves no dirty page
- * and only the new timestamps (I_DIRTY_TIME under lazytime) at T1;
- * PRECMD checks that the inode table on disk still holds T0.  Returns
- * F's descriptor and its stat at T1.
- */
-static int dirty_time_file(const char *tag, const char *file, const char *precmd,
-			   struct stat *st)
+/* FILE created with 64 KiB of generation 1 and fsync()ed; stat in ST. */
+static int durable_file(const char *file, struct stat *st)
 {
-	void *blk;
-	int fd, dfd;
+	int fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0644);
 
-	fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0 || fchmod(fd, 0644))
 		die("open %s: %s", file, strerror(errno));
 	write_range(fd, 1, 0, 65536);
 	if (fsync(fd) || fstat(fd, st))
 		die("fsync: %s", strerror(errno));
-	record("size 65536");
-	record("gen 1");
-	record("y_ino %lu", (unsigned long)st->st_ino);
-	record("y_dev %lu", (unsigned long)st->st_dev);
-	record("y_mtime_t0 %lld.%09ld", (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec);
-	logmsg("%s: F (ino %lu) created and fsync()ed, mtime %lld", tag,
-	       (unsigned long)st->st_ino, (long long)st->st_mtim.tv_sec);
-	sleep_ms(1500);
+	return fd;
+}
+
+/*
+ * FILE's first block rewritten with O_DIRECT (the same bytes): no dirty
+ * page, only the new timestamps (I_DIRTY_TIME under lazytime).
+ */
+static void direct_rewrite(const char *file)
+{
+	void *blk;
+	int dfd;
 
 	if (posix_memalign(&blk, 4096, 4096))
 		die("posix_memalign");
@@ -623,11 +625,66 @@ static int dirty_time_file(const char *tag, const char *file, const char *precmd
 		die("O_DIRECT write: %s", strerror(errno));
 	close(dfd);
 	free(blk);
+}
+
+/*
+ * h5, h7 and h8's F: 64 KiB written and fsync()ed at T0, then, 1.5 s later,
+ * its first block rewritten with O_DIRECT, which leaves no dirty page
+ * and only the new timestamps (I_DIRTY_TIME under lazytime) at T1;
+ * PRECMD checks that the inode table on disk still holds T0.  With PAGES
+ * (h8), all of F is rewritten with write(2) instead, with generation 2:
+ * dirty pages as well (I_DIRTY_PAGES, on b_dirty); and G, next to F, gets
+ * what F gets otherwise (I_DIRTY_TIME only, on b_dirty_time, which
+ * sync(2)'s WB_SYNC_NONE flush leaves there): with G the wb still has
+ * something for the WB_SYNC_ALL pass once the flush has taken F off the
+ * lists, so that the pass is queued and runs queue_io() (without it
+ * the cgroup-aware bdi_split_work_to_wbs() skips the wb).  Returns F's
+ * descriptor and its stat at T1.
+ */
+static int dirty_time_file(const char *tag, const char *file, const char *precmd,
+			   struct stat *st, int pages)
+{
+	const char *slash = strrchr(file, '/');
+	struct stat gst;
+	char g[4096];
+	int fd, gfd = -1;
+
+	fd = durable_file(file, st);
+	record("size 65536");
+	record("gen %d", pages ? 2 : 1);
+	record("y_ino %lu", (unsigned long)st->st_ino);
+	record("y_dev %lu", (unsigned long)st->st_dev);
+	record("y_mtime_t0 %lld.%09ld", (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec);
+	logmsg("%s: F (ino %lu) created and fsync()ed, mtime %lld", tag,
+	       (unsigned long)st->st_ino, (long long)st->st_mtim.tv_sec);
+	if (pages) {
+		snprintf(g, sizeof(g), "%.*sG", slash ? (int)(slash - file + 1) : 0, file);
+		gfd = durable_file(g, &gst);
+		record("g_ino %lu", (unsigned long)gst.st_ino);
+		logmsg("%s: G (ino %lu) created and fsync()ed, mtime %lld", tag,
+		       (unsigned long)gst.st_ino, (long long)gst.st_mtim.tv_sec);
+	}
+	sleep_ms(1500);
+
+	if (pages) {
+		write_range(fd, 2, 0, 65536);
+		direct_rewrite(g);
+		if (fstat(gfd, &gst))
+			die("fstat: %s", strerror(errno));
+		close(gfd);
+		record("g_mtime_t1 %lld.%09ld", (long long)gst.st_mtim.tv_sec,
+		       gst.st_mtim.tv_nsec);
+		logmsg("%s: G's first block rewritten with O_DIRECT, in-memory mtime %lld",
+		       tag, (long long)gst.st_mtim.tv_sec);
+	} else {
+		direct_rewrite(file);
+	}
 	if (fstat(fd, st))
 		die("fstat: %s", strerror(errno));
 	record("y_mtime_t1 %lld.%09ld", (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec);
-	logmsg("%s: F's first block rewritten with O_DIRECT, in-memory mtime %lld", tag,
-	       (long long)st->st_mtim.tv_sec);
+	logmsg("%s: %s, in-memory mtime %lld", tag,
+	       pages ? "F rewritten with write(2), generation 2 (dirty pages)" :
+	       "F's first block rewritten with O_DIRECT", (long long)st->st_mtim.tv_sec);
 	run_cmd("state", precmd);
 	return fd;
 }
@@ -642,7 +699,7 @@ static int do_h5(const char *file, const char *precmd, long delay_ms)
 
 	open_sysrq(&sysrq);
 	h5_delay_ms = delay_ms;
-	h5_fd = dirty_time_file("h5", file, precmd, &st);
+	h5_fd = dirty_time_file("h5", file, precmd, &st, 0);
 
 	if (pthread_create(&t, NULL, task_h5, NULL))
 		die("pthread_create");
@@ -697,7 +754,7 @@ static int do_h5(const char *file, const char *precmd, long delay_ms)
 
 /* --- h7 ---------------------------------------------------------------- */
 
-static const char *h7_params;
+static const char *h7_params, *h7_tag;
 static int h7_fd, h7_rc = -1, h7_errno;
 static atomic_int h7_done;
 static double h7_t_start, h7_t_end;
@@ -751,21 +808,23 @@ static void *task_h7(void *arg)
 {
 	(void)arg;
 	pin(0);
-	logmsg("h7: fchmod(F, 0600) on CPU 0");
+	logmsg("%s: fchmod(F, 0600) on CPU 0", h7_tag);
 	h7_t_start = now();
 	h7_rc = fchmod(h7_fd, 0600);
 	h7_errno = errno;
 	h7_t_end = now();
 	atomic_store(&h7_done, 1);
-	logmsg("h7: fchmod returned %d after %.3f s", h7_rc, h7_t_end - h7_t_start);
+	logmsg("%s: fchmod returned %d after %.3f s", h7_tag, h7_rc, h7_t_end - h7_t_start);
 	return NULL;
 }
 
-static int do_h7(const char *file, const char *precmd)
+/* h7, or h8 (HOLE): the module in that mode, F with dirty pages. */
+static int do_h7(const char *hole, const char *file, const char *precmd)
 {
 	static const char * const counters[] = {
-		"state", "fired", "seen", "reached", "start_state", "spun_ms",
+		"state", "fired", "seen", "reached", "queued", "start_state", "spun_ms",
 	};
+	int h8 = !strcmp(hole, "h8");
 	char buf[64] = "", val[64];
 	double t_c, t_ret, t_win = 0;
 	struct timespec ts;
@@ -774,18 +833,21 @@ static int do_h7(const char *file, const char *precmd)
 	int sysrq, i, joined;
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
-		die("h7 needs 2 CPUs: one spins in the window, the flusher runs on the other");
+		die("%s needs 2 CPUs: one spins in the window, the flusher runs on the other",
+		    hole);
+	h7_tag = hole;
 	open_sysrq(&sysrq);
 	pin(1);
-	h7_fd = dirty_time_file("h7", file, precmd, &st);
+	h7_fd = dirty_time_file(hole, file, precmd, &st, h8);
 
+	h7_set("mode", hole);
 	snprintf(val, sizeof(val), "%lu", (unsigned long)st.st_ino);
 	h7_set("ino", val);
 	snprintf(val, sizeof(val), "%lu", (unsigned long)st.st_dev);
 	h7_set("dev", val);
 	h7_set("state", "arm");
-	logmsg("h7: wbsync_h7 armed for ino %lu dev %lu", (unsigned long)st.st_ino,
-	       (unsigned long)st.st_dev);
+	logmsg("%s: wbsync_h7 armed (mode %s) for ino %lu dev %lu", hole, hole,
+	       (unsigned long)st.st_ino, (unsigned long)st.st_dev);
 
 	if (pthread_create(&t, NULL, task_h7, NULL))
 		die("pthread_create");
@@ -799,7 +861,7 @@ static int do_h7(const char *file, const char *precmd)
 	if (!h7_param("state", buf, sizeof(buf)) && !strcmp(buf, "window"))
 		t_win = now();
 	record("window_open_at_sync %d", t_win > 0);
-	logmsg("h7: module state '%s' after %d ms: %s", buf, i,
+	logmsg("%s: module state '%s' after %d ms: %s", hole, buf, i,
 	       t_win > 0 ? "in the window" : "NOT in the window");
 
 	t_c = now();
@@ -829,7 +891,7 @@ static int do_h7(const char *file, const char *precmd)
 	}
 	if (h7_param("reached", val, sizeof(val)))
 		snprintf(val, sizeof(val), "unknown");
-	logmsg("h7: module: reached %s; chmod %s", val,
+	logmsg("%s: module: reached %s; chmod %s", hole, val,
 	       joined ? "returned" : "still held");
 	record("sync_done");
 	run_cmd("dump", dumpcmd);
@@ -846,7 +908,7 @@ static void usage(void)
 		"       wbsync_holes spray -d DIR [-n SIZE]\n"
 		"       wbsync_holes mtime -f FILE\n"
 		"       wbsync_holes h5 -f FILE -o RECORD -b BDI -w INSTANCE [-D MS] [-p CMD] [-t CMD]\n"
-		"       wbsync_holes h7 -f FILE -o RECORD -w PARAMS [-p CMD] [-t CMD]\n");
+		"       wbsync_holes h7|h8 -f FILE -o RECORD -w PARAMS [-p CMD] [-t CMD]\n");
 	exit(2);
 }
 
@@ -965,11 +1027,11 @@ int main(int argc, char **argv)
 		h5_inst = inflight;
 		return do_h5(file, precmd, delay_ms);
 	}
-	if (!strcmp(cmd, "h7")) {
+	if (!strcmp(cmd, "h7") || !strcmp(cmd, "h8")) {
 		if (!file || !inflight)
 			usage();
 		h7_params = inflight;
-		return do_h7(file, precmd);
+		return do_h7(cmd, file, precmd);
 	}
 	if (!strcmp(cmd, "sync"))
 		return do_sync(file, size, gen, precmd);
