@@ -248,7 +248,8 @@ static void redirty_under_writeback(struct __test_metadata *_metadata,
 	disk_state(_metadata, self->stat, self->fd, after);
 }
 
-TEST_F(slow_disk, write_does_not_wait_for_writeback_in_flight)
+/* As in smoke_test.c: the fixture's mkfs is slow on the debug kernel. */
+TEST_F_TIMEOUT(slow_disk, write_does_not_wait_for_writeback_in_flight, 600)
 {
 	struct disk_state before, after;
 
@@ -267,7 +268,7 @@ TEST_F(slow_disk, write_does_not_wait_for_writeback_in_flight)
 	EXPECT_EQ(0, fdatasync(self->fd));
 }
 
-TEST_F(slow_disk, write_and_wait_is_a_ranged_fdatasync)
+TEST_F_TIMEOUT(slow_disk, write_and_wait_is_a_ranged_fdatasync, 600)
 {
 	struct disk_state before, after;
 
