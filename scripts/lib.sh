@@ -263,16 +263,19 @@ host_disk_stat()
 
 # vm_run VM-RUN-ARGS...: vm-run, once more if the guest died before it ran
 # the command (exit status 125: an early-boot failure of the emulated
-# machine under TCG, not the test's).
+# machine under TCG, not the test's).  The debug variant's kernel (KASAN,
+# lockdep, kmemleak) boots several times slower: on a loaded host it took
+# more than vm-run's default 240 s to reach the command.
 vm_run()
 {
-	local rc
+	local rc boot=()
 
-	"$WBSYNC_TOP/scripts/vm-run" "$@"
+	[ "${WBSYNC_VARIANT:-default}" != debug ] || boot=(--boot-timeout 900)
+	"$WBSYNC_TOP/scripts/vm-run" "${boot[@]}" "$@"
 	rc=$?
 	if [ "$rc" = 125 ]; then
 		log "the guest died before the command ran: booting it again"
-		"$WBSYNC_TOP/scripts/vm-run" "$@"
+		"$WBSYNC_TOP/scripts/vm-run" "${boot[@]}" "$@"
 		rc=$?
 	fi
 	return "$rc"
