@@ -1214,6 +1214,38 @@ test_h4_umount()
 }
 
 ktap_print_header
+# verify_ext2_window DESC MNT DURABLE UMOUNT: boot 2 of h5, h7 and h8, four
+# tests: the record, the ext2 mounted read-only on MNT, DURABLE as DESC
+# (status 0 pass, KSFT_SKIP: the window was not reached), UMOUNT.
+verify_ext2_window()
+{
+	local d=$1 mnt=$2 durable=$3 umount_fn=$4
+
+	ktap_set_plan 4
+	if ! test_record; then
+		ktap_test_fail "record: sync(2) returned before the crash"
+		ktap_test_skip "mount: ext2 after the crash (no record)"
+		ktap_test_skip "$d (no record)"
+		ktap_test_skip "umount: ext2 (not mounted)"
+		return
+	fi
+	ktap_test_pass "record: sync(2) returned before the crash"
+	if ! ext2_mount_ro "$mnt"; then
+		ktap_test_fail "mount: ext2 after the crash"
+		ktap_test_skip "$d (not mounted)"
+		ktap_test_skip "umount: ext2 (not mounted)"
+		return
+	fi
+	ktap_test_pass "mount: ext2 after the crash"
+	"$durable"
+	case $? in
+	0) ktap_test_pass "$d" ;;
+	"$KSFT_SKIP") ktap_test_skip "$d (the window was not reached)" ;;
+	*) ktap_test_fail "$d" ;;
+	esac
+	run "umount: ext2" "$umount_fn"
+}
+
 case "$phase" in
 crash)
 	case $hole in h1) ktap_set_plan 5 ;; h2) ktap_set_plan 6 ;; h5) ktap_set_plan 3 ;; h7|h8) ktap_set_plan 4 ;; *) ktap_set_plan 7 ;; esac
@@ -1268,60 +1300,12 @@ verify)
 	[ -f "$record" ] || die "record '$record' does not exist"
 	hole=$(record_value hole)
 	if [ "$hole" = h7 ] || [ "$hole" = h8 ]; then
-		ktap_set_plan 4
 		d="$hole: F's mtime on disk is at least its in-memory mtime before the chmod"
 		[ "$hole" != h8 ] || d="$d, and F holds the data written before it"
-		if ! test_record; then
-			ktap_test_fail "record: sync(2) returned before the crash"
-			ktap_test_skip "mount: ext2 after the crash (no record)"
-			ktap_test_skip "$d (no record)"
-			ktap_test_skip "umount: ext2 (not mounted)"
-		else
-			ktap_test_pass "record: sync(2) returned before the crash"
-		fi
-		if [ "$KTAP_CNT_FAIL" != 0 ]; then
-			:
-		elif ! ext2_mount_ro "$mh7"; then
-			ktap_test_fail "mount: ext2 after the crash"
-			ktap_test_skip "$d (not mounted)"
-			ktap_test_skip "umount: ext2 (not mounted)"
-		else
-			ktap_test_pass "mount: ext2 after the crash"
-			test_h7_durable
-			case $? in
-			0) ktap_test_pass "$d" ;;
-			"$KSFT_SKIP") ktap_test_skip "$d (the window was not reached)" ;;
-			*) ktap_test_fail "$d" ;;
-			esac
-			run "umount: ext2" h7_umount
-		fi
+		verify_ext2_window "$d" "$mh7" test_h7_durable h7_umount
 	elif [ "$hole" = h5 ]; then
-		ktap_set_plan 4
-		d="h5: F's mtime on disk is at least its in-memory mtime at the call"
-		if ! test_record; then
-			ktap_test_fail "record: sync(2) returned before the crash"
-			ktap_test_skip "mount: ext2 after the crash (no record)"
-			ktap_test_skip "$d (no record)"
-			ktap_test_skip "umount: ext2 (not mounted)"
-		else
-			ktap_test_pass "record: sync(2) returned before the crash"
-		fi
-		if [ "$KTAP_CNT_FAIL" != 0 ]; then
-			:
-		elif ! ext2_mount_ro "$mh5"; then
-			ktap_test_fail "mount: ext2 after the crash"
-			ktap_test_skip "$d (not mounted)"
-			ktap_test_skip "umount: ext2 (not mounted)"
-		else
-			ktap_test_pass "mount: ext2 after the crash"
-			test_h5_durable
-			case $? in
-			0) ktap_test_pass "$d" ;;
-			"$KSFT_SKIP") ktap_test_skip "$d (the window was not reached)" ;;
-			*) ktap_test_fail "$d" ;;
-			esac
-			run "umount: ext2" h5_umount
-		fi
+		verify_ext2_window "h5: F's mtime on disk is at least its in-memory mtime at the call" \
+			"$mh5" test_h5_durable h5_umount
 	elif [ "$hole" = h1 ]; then
 		ktap_set_plan 4
 		run "record: sync(2) returned before the crash" record
