@@ -18,6 +18,10 @@
 #                 integrity test (ext4, xfs, vfat; every mode and layout) and
 #                 fstests on ext4 (DEBUG_FSTESTS_ARGS: fstests.sh options)
 #                 on the debug variant (lockdep, KASAN, kmemleak): hours
+#   make kcsan-check  the integrity test in every mode (ext4, xfs, vfat) on
+#                 the kcsan variant of vanilla and patched kernels; the data
+#                 races KCSAN reports, per function and file, in
+#                 output/kcsan-check/report.md (KCSAN_ARGS: kcsan-check.sh's)
 #   make fresh-check  make check as on a fresh Debian 12 machine: in a
 #                 debootstrap chroot with an empty cache (FRESH_ARGS:
 #                 scripts/fresh-check.sh options; root, about an hour)
@@ -57,7 +61,7 @@ KDIR ?= /lib/modules/$(shell uname -r)/build
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
 DKMS_TREE ?= /usr/src/wbsync-$(VERSION)
 
-.PHONY: all demo check debug-check fresh-check soak naive-check module-stress module-overhead sfr-bench wait-inodes-bench \
+.PHONY: all demo check debug-check kcsan-check fresh-check soak naive-check module-stress module-overhead sfr-bench wait-inodes-bench \
 	pgbench-bench bisect-check fstests deps kernels module dkms-tree clean distclean
 
 all: module
@@ -70,6 +74,9 @@ check:
 
 debug-check:
 	DEBUG_FSTESTS_ARGS="$(DEBUG_FSTESTS_ARGS)" scripts/check.sh --debug
+
+kcsan-check:
+	scripts/kcsan-check.sh $(KCSAN_ARGS)
 
 fresh-check:
 	scripts/fresh-check.sh $(FRESH_ARGS)

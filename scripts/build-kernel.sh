@@ -6,8 +6,9 @@
 # Configure and build a guest kernel (vmlinux, plus what out-of-tree
 # "make M=" module builds need) and print its build directory.  Builds are
 # cached in $WBSYNC_CACHE/builds, keyed by a hash of the base version, the
-# series, the config fragments and $WBSYNC_VARIANT (default|debug|nfs), so an
-# unchanged input never rebuilds and a changed one always does.
+# series, the config fragments and $WBSYNC_VARIANT (default, debug, kcsan
+# or nfs), so an unchanged input never rebuilds and a changed one always
+# does.
 # --config-only stops after checking the configuration; --modules-prepare
 # stops after "make modules_prepare", which is all that out-of-tree
 # modules need to build (not to load: there is no vmlinux), in a minute
@@ -23,8 +24,9 @@ frags=("$WBSYNC_TOP/kconfig/base.config" "$WBSYNC_TOP/selftests/config")
 case "$WBSYNC_VARIANT" in
 default) ;;
 debug) frags+=("$WBSYNC_TOP/kconfig/debug.config") ;;
+kcsan) frags+=("$WBSYNC_TOP/kconfig/kcsan.config") ;;
 nfs) frags+=("$WBSYNC_TOP/kconfig/nfs.config") ;;
-*) usage_error "unknown WBSYNC_VARIANT '$WBSYNC_VARIANT' (default, debug or nfs)" ;;
+*) usage_error "unknown WBSYNC_VARIANT '$WBSYNC_VARIANT' (default, debug, kcsan or nfs)" ;;
 esac
 
 config_only=0 target="vmlinux modules"

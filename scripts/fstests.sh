@@ -141,6 +141,8 @@ else
 	mkdir -p "$top"
 	echo "$commit" >"$top/commit"
 	declare -A kdir
+	per_test=300
+	[ "${WBSYNC_VARIANT:-default}" != debug ] || per_test=900
 	for k in "${kernels[@]}"; do
 		kdir[$k]=$("$WBSYNC_TOP/scripts/build-kernel.sh" "$k") || die "building the $k kernel failed"
 	done
@@ -160,9 +162,10 @@ else
 		start=$SECONDS
 		rc=0
 		# 12G disks: some tests want 10 GB free on SCRATCH (sparse
-		# images).  About 5 min a test at most under TCG.
+		# images).  About 5 min a test at most under TCG, three times
+		# that under lockdep and KASAN (generic/311 alone: 25-40 min).
 		vm_run --kernel "${kdir[$k]}" --accel tcg --disks 2 \
-			--disk-size 12G --profile none --timeout $((900 + 300 * ${#sel[@]})) \
+			--disk-size 12G --profile none --timeout $((900 + per_test * ${#sel[@]})) \
 			--quiet --out "$out" -- "$WBSYNC_TOP/selftests/fstests/run.sh" \
 			"$fs" "$build" "${sel[@]}" >>"$out.log" 2>&1 || rc=$?
 		echo "$rc $((SECONDS - start))" >"$out.status"

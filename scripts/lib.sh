@@ -265,12 +265,13 @@ host_disk_stat()
 # the command (exit status 125: an early-boot failure of the emulated
 # machine under TCG, not the test's).  The debug variant's kernel (KASAN,
 # lockdep, kmemleak) boots several times slower: on a loaded host it took
-# more than vm-run's default 240 s to reach the command.
+# more than vm-run's default 240 s to reach the command; KCSAN's delays
+# slow the kcsan variant too.
 vm_run()
 {
 	local rc boot=()
 
-	[ "${WBSYNC_VARIANT:-default}" != debug ] || boot=(--boot-timeout 900)
+	case ${WBSYNC_VARIANT:-default} in debug | kcsan) boot=(--boot-timeout 900) ;; esac
 	"$WBSYNC_TOP/scripts/vm-run" "${boot[@]}" "$@"
 	rc=$?
 	if [ "$rc" = 125 ]; then

@@ -56,12 +56,12 @@ expect_status()
 vm=("$top/scripts/vm-run" --kernel "$KERNEL" --quiet)
 
 ktap_print_header
-ktap_set_plan 54
+ktap_set_plan 58
 
 # Console scanner.
 ktap_test_result "scan-console passes a clean log" \
 	"$top/scripts/scan-console" "$fixtures/clean.log"
-for f in warning kasan lockdep hung-task kmemleak oops; do
+for f in warning kasan kcsan kcsan-assert lockdep hung-task kmemleak oops; do
 	"$top/scripts/scan-console" "$fixtures/$f.log" >"$tmp/report"
 	rc=$?
 	if [ $rc = 1 ] && grep -q 'kernel report 1' "$tmp/report"; then
@@ -70,6 +70,24 @@ for f in warning kasan lockdep hung-task kmemleak oops; do
 		ktap_test_fail "scan-console reports $f (exit $rc)"
 	fi
 done
+# The kcsan variant: data races are summed by kcsan-report, not failed on;
+# KCSAN's assertions still fail.
+races_ok()
+{
+	"$top/scripts/scan-console" --no-data-races "$fixtures/kcsan.log" >/dev/null &&
+		! "$top/scripts/scan-console" --no-data-races "$fixtures/kcsan-assert.log" >/dev/null
+}
+ktap_test_result "scan-console --no-data-races passes data races, not assertions" races_ok
+kcsan_report_ok()
+{
+	"$top/scripts/kcsan-report" -b "$KERNEL" "$fixtures/kcsan.log" >"$tmp/kcsan.md" &&
+		grep -q '^KCSAN: 3 data-race reports, 2 distinct races' "$tmp/kcsan.md" &&
+		grep -qx '| __mark_inode_dirty / writeback_sb_inodes | fs/fs-writeback.c / fs/fs-writeback.c | 2 | 1 |' \
+			"$tmp/kcsan.md" &&
+		grep -q '^### __mark_inode_dirty / writeback_sb_inodes (2 reports)' "$tmp/kcsan.md" &&
+		! grep -q '^### blk_mq' "$tmp/kcsan.md"
+}
+ktap_test_result "kcsan-report sums races per function and source file" kcsan_report_ok
 
 # TAP summary: a result a plan promised but never came is a failure.
 printf 'TAP version 13\n1..3\nok 1 a\nok 2 b # SKIP no disk\n' >"$tmp/short.tap"
@@ -252,7 +270,8 @@ help_ok()
 	local f bad=0
 
 	for f in "$top"/scripts/*.sh "$top"/scripts/vm-run "$top"/scripts/tap-summary \
-		 "$top"/scripts/scan-console "$top"/scripts/guest-tests "$top"/scripts/lab-commands; do
+		 "$top"/scripts/scan-console "$top"/scripts/kcsan-report "$top"/scripts/guest-tests \
+		 "$top"/scripts/lab-commands; do
 		case $f in */lib.sh|*/crash-lib.sh) continue ;; esac
 		if ! timeout 30 "$f" -h 2>&1 | grep -q "${f##*/}"; then
 			ktap_print_msg "${f##*/} -h: no synopsis, or a failure"
@@ -276,7 +295,8 @@ usage_status_ok()
 		 "holes.sh patched --hole h9" "holes.sh patched -p floppy" "holes.sh patched --nfs-write often" "sync-report.sh -p floppy" \
 		 "check.sh --nope" "prepare-tree.sh --nope" "bisect-check.sh x" \
 		 "build-module.sh" "stock-initrd.sh a b" "deps.sh --nope" "vm-run --nope" \
-		 "fresh-check.sh -d relative/dir"; do
+		 "fresh-check.sh -d relative/dir" "kcsan-report" "kcsan-report -b /nonexistent x" \
+		 "kcsan-check.sh --nope"; do
 		# shellcheck disable=SC2086
 		timeout 30 "$top/scripts/"$c >/dev/null 2>&1
 		rc=$?
