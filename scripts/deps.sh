@@ -18,6 +18,8 @@ table=(
 	"$(base_package):"
 	"build-essential:"
 	"gcc: gcc"
+	# kcsan-report reads the build's symbol tables
+	"binutils: nm"
 	"make: make"
 	"bc: bc"
 	"bison:" "flex:" "libelf-dev:" "libssl-dev:"
@@ -82,7 +84,7 @@ table=(
 	"bash: bash"
 	"dash: sh"
 	"diffutils: cmp diff"
-	"findutils: find"
+	"findutils: find xargs"
 	"grep: grep"
 	"mawk:"
 	"sed: sed"
