@@ -11,12 +11,14 @@
 # assertions included, does.  scripts/kcsan-report sums each kernel's
 # races (OUTDIR/KERNEL.md); OUTDIR/report.md lists the races with a
 # function in fs/fs-writeback.c, and those seen on patched and not on
-# vanilla.  KCSAN samples: a race not seen is not proved absent.
+# vanilla.  KCSAN samples: a race not seen is not proved absent.  First,
+# on each kernel, a positive control: a guest loads a module with a
+# deliberate data race (scripts/kcsan-control), and KCSAN must report it.
 #   -k  kernels (default vanilla,patched)
 #   -f  filesystems, shared layout (default ext4,xfs,vfat)
 #   -o  results directory (default output/kcsan-check)
-# Prints each integrity run's TAP and a closing line; exit 1 if a run
-# failed.
+# Prints each control's and integrity run's TAP and a closing line;
+# exit 1 if one failed.
 # CHECK_INTEGRITY_ARGS as for check.sh (default "--files 400 --budget 32").
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -70,6 +72,40 @@ runs()
 		log "$k $fs: $(tail -n 1 "$out/kcsan-$k-$fs.tap")"
 	done
 }
+# The positive control, first on each kernel: a module with a deliberate
+# data race (scripts/kcsan-control).  A kernel that does not report it
+# under this accelerator would not report one in fs-writeback.c either:
+# its silence on the integrity runs would prove nothing.
+control()
+{
+	local k=$1 ko n
+	local dir=$out/control-$k
+
+	{
+		echo "TAP version 13"
+		echo "1..1"
+		if ! ko=$("$WBSYNC_TOP/scripts/build-module.sh" "${kdir[$k]}" "kcsan-$k" \
+			"$WBSYNC_TOP/scripts/kcsan-control" 2>"$dir.log"); then
+			echo "not ok 1 control: building kcsan_control.ko against $k failed (log: $dir.log)"
+		elif ! vm_run --kernel "${kdir[$k]}/vmlinux" --quiet --out "$dir" -- \
+			insmod "$ko" >>"$dir.log" 2>&1; then
+			echo "not ok 1 control: the guest loading kcsan_control.ko failed (log: $dir.log)"
+		else
+			n=$("$WBSYNC_TOP/scripts/kcsan-report" "$dir/console.log" |
+				sed -n '1s/^KCSAN: \([0-9]*\) data-race reports.*/\1/p')
+			if [ "${n:-0}" -gt 0 ]; then
+				echo "ok 1 control: KCSAN on $k reports the deliberate race ($n reports)"
+			else
+				echo "not ok 1 control: KCSAN on $k reports no race in kcsan_control.ko: a silent run would prove nothing"
+			fi
+		fi
+	} >"$dir.tap"
+	log "$k control: $(tail -n 1 "$dir.tap")"
+}
+for k in "${kernels[@]}"; do
+	control "$k"
+done
+
 log "integrity in every mode on ${fss[*]}, kernels ${kernels[*]} (kcsan), a guest per kernel"
 for k in "${kernels[@]}"; do
 	runs "$k" &
@@ -117,6 +153,7 @@ cat "$out/report.md" >&2
 log "results in $out (report.md, KERNEL.md)"
 taps=()
 for k in "${kernels[@]}"; do
+	taps+=("$out/control-$k.tap")
 	for fs in "${fss[@]}"; do
 		taps+=("$out/kcsan-$k-$fs.tap")
 	done
