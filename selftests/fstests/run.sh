@@ -52,16 +52,34 @@ unset UDEV_WAIT_PROG
 CONF
 
 cd "$here"
-rc=0
 # In the list's order (check sorts them otherwise): the long ones last.
-./check -R xunit --exact-order "$@" &
+# check's exit status goes to a file as it exits: the one run that gave
+# no status of its own (127, after 2.4 hours of a debug guest) left
+# nothing to tell whether check or this script made it.
+rm -f "$WBSYNC_OUT/results/check.rc"
+(
+	rc=0
+	./check -R xunit --exact-order "$@" || rc=$?
+	echo "$rc" >"$WBSYNC_OUT/results/check.rc"
+	exit "$rc"
+) &
 pid=$!
 # check keeps each test's xunit record in /tmp until the end: copy them
 # out as they come (one ./check per test would cost a minute a test).
+# Nothing in this loop may end the script: errexit is off here.
+set +e
 while kill -0 "$pid" 2>/dev/null; do
 	cat /tmp/*.report.xunit.*.xml >"$WBSYNC_OUT/results/partial.tmp" 2>/dev/null &&
 		mv "$WBSYNC_OUT/results/partial.tmp" "$WBSYNC_OUT/results/partial.xml"
 	sleep 10
 done
-wait "$pid" || rc=$?
+wait "$pid"
+wait_rc=$?
+set -e
+if ! read -r rc <"$WBSYNC_OUT/results/check.rc"; then
+	echo "run.sh: check left no exit status (wait: $wait_rc)" >&2
+	exit 2
+fi
+echo "run.sh: check exited $rc"
+[ "$wait_rc" = "$rc" ] || echo "run.sh: but wait said $wait_rc" >&2
 exit "$rc"
