@@ -10,16 +10,19 @@
 boot_rc=0
 
 # crash_kernel KERNEL: the kernel build directory of KERNEL, a lab kernel
-# ($KERNEL_NAMES; naive: the integrity test's fixture), built or reused,
-# or a build directory, in $kdir; $name names it in work directories.
+# ($KERNEL_NAMES; naive: the integrity test's fixture; patched+PATCH: the
+# series with the patch file PATCH on top, e.g. a draft of patches/draft/),
+# built or reused, or a build directory, in $kdir; $name names it in work
+# directories.
 crash_kernel()
 {
 	case $1 in
 	naive) kdir=$(WBSYNC_SERIES=$WBSYNC_TOP/selftests/integrity/naive \
 			"$WBSYNC_TOP/scripts/build-kernel.sh" patched) ;;
+	patched+*) series_plus "${1#patched+}" ;;
 	*/*|.*) kdir=$1 ;;
 	*) kernel_patches "$1" >/dev/null ||
-		usage_error "unknown kernel '$1' ($KERNEL_NAMES, naive, or a build directory)"
+		usage_error "unknown kernel '$1' ($KERNEL_NAMES, naive, patched+PATCH, or a build directory)"
 	   kdir=$("$WBSYNC_TOP/scripts/build-kernel.sh" "$1") ;;
 	esac
 	[ -n "$kdir" ] || die "building the $1 kernel failed"
@@ -27,6 +30,25 @@ crash_kernel()
 	kdir=$(cd "$kdir" && pwd)
 	name=$1
 	[[ "$1" != */* ]] || name=${kdir##*/}
+	[[ "$1" != patched+* ]] || name=patched+$(basename "${1#patched+}" .patch)
+}
+
+# series_plus PATCH: build (or reuse) the series with PATCH on top, into
+# $kdir.  The build cache keys on the patches' content and order, not on
+# their names, so a copy in a scratch directory is the same build.
+series_plus()
+{
+	local sdir
+
+	[ -f "$1" ] || usage_error "patched+PATCH: no patch file '$1'"
+	sdir=$(mktemp -d) || die "cannot create a scratch directory"
+	if WBSYNC_PATCHES='' series_files | xargs cp -t "$sdir" &&
+	   cp "$1" "$sdir/9999-$(basename "$1")"; then
+		kdir=$(WBSYNC_SERIES=$sdir "$WBSYNC_TOP/scripts/build-kernel.sh" patched) || kdir=
+	else
+		kdir=
+	fi
+	rm -rf "$sdir"
 }
 
 need_arg()

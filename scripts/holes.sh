@@ -5,8 +5,9 @@
 #
 # Crash tests for the holes H1, H2 and H4 of the series' v2 sync cutoff
 # (selftests/integrity/holes_test.sh and README.rst there).  KERNEL is one
-# of the lab's kernels (vanilla, patched, for_sync, cutoff, patched-NNNN)
-# or a kernel build directory.  Builds the guest helper (and for h1
+# of the lab's kernels (vanilla, patched, for_sync, cutoff, patched-NNNN,
+# patched+PATCH: the series with the patch file PATCH on top) or a kernel
+# build directory.  Builds the guest helper (and for h1
 # wbsync_fault.ko against the kernel), then per cycle and hole boots the
 # kernel twice with scripts/vm-run on the same two disk images: boot 1
 # writes, syncs and crashes with sysrq-b, boot 2 checks.  Prints TAP;

@@ -6,8 +6,9 @@
 # The wbsync integrity crash test, driven from the host.  KERNEL is one of
 # the lab's kernels (vanilla, patched, for_sync, cutoff, patched-NNNN;
 # naive: the test fixture, the seed's patch forward-ported without any
-# dirtied_when fix, selftests/integrity/naive/), built or reused, or a
-# kernel build directory; with --boot and --initrd, the headers of a
+# dirtied_when fix, selftests/integrity/naive/; patched+PATCH: the series
+# with the patch file PATCH on top), built or reused, or a kernel build
+# directory; with --boot and --initrd, the headers of a
 # distribution kernel.  Builds wbsync_fault.ko against it and the guest
 # helper.  Then, for each cycle and mode, boots the kernel twice with
 # scripts/vm-run on the same disk image: boot 1 writes, syncs and crashes

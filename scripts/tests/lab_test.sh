@@ -296,7 +296,8 @@ usage_status_ok()
 		 "check.sh --nope" "prepare-tree.sh --nope" "bisect-check.sh x" \
 		 "build-module.sh" "stock-initrd.sh a b" "deps.sh --nope" "vm-run --nope" \
 		 "fresh-check.sh -d relative/dir" "kcsan-report" "kcsan-report -b /nonexistent x" \
-		 "kcsan-check.sh --nope"; do
+		 "kcsan-check.sh --nope" "flush-budget.sh patched --nope" "flush-budget.sh patched --runs 0" \
+		 "flush-budget.sh patched+/nonexistent"; do
 		# shellcheck disable=SC2086
 		timeout 30 "$top/scripts/"$c >/dev/null 2>&1
 		rc=$?
