@@ -6,27 +6,28 @@
 # sync(2)'s flush of every dirty page (WB_start_all, the flusher's
 # "start-all" work) is bounded on 6.12: it never yields, and writes at
 # most the pages it counted when it started, before sync(2)'s passes run.
-# A flush that yields to queued works (the v5 draft of patches/draft/)
-# must keep a bound: it resumes with what it had left, never a fresh
-# count, so a stream of queued works cannot keep it armed for ever (the
-# v5 review's H1; patches/draft/fixture-flush-no-budget.patch is such a
+# A flush that yields to queued works (the draft of patches/draft/) must
+# keep a bound: it resumes with what it had left, never a fresh count,
+# so a stream of queued works cannot keep it armed for ever (the v5
+# review's H1; patches/draft/fixture-flush-no-budget.patch is such a
 # flush without a bound); and once sync(2)'s passes have written the
 # disk's dirty data, the flush must not go on writing what was dirtied
 # since, while ->sync_fs() and the block devices are flushed (H2).
 #
 # Two ext4 on partitions of the first disk of $WBSYNC_DISKS (one bdi, the
-# seed's layout), A mounted first (sync(2)'s passes run in mount order).
-# A writer keeps rewriting 4 files of 64 MiB, in three regimes, one after
-# the other: "quiet", on A, 4 MiB every 0.1 s under a background
-# threshold of 384 MiB (no background writeback at the call);
-# "throttled", on A, as fast as it can under vm.dirty_bytes 128 MiB
-# (background writeback runs at 64 MiB: at the call too); "second", as
-# throttled but on B, so that sync(2)'s first pass has nothing to write
-# and the flush runs between the passes.  syncfs(2) of the other
-# filesystem runs in a loop, so that a work is queued on the flusher at
-# any time.
-# In each regime, after SECONDS of both (-s, default 10), one sync(2),
-# then SECONDS more of both (-t, default 30).  The disk's WB_SYNC_ALL rounds and its rounds of
+# seed's layout), A mounted first (sync(2)'s passes run in mount order);
+# the disk's queue is shortened to 4 requests of 128 KiB, as a slow
+# disk's, so that the flush waits for the disk.  A writer keeps
+# rewriting 4 files of 64 MiB, in three regimes, one after the other:
+# "quiet", on A, 4 MiB every 0.1 s under a background threshold of 384
+# MiB (no background writeback at the call); "throttled", on A, as fast
+# as it can under vm.dirty_bytes 128 MiB (background writeback runs at
+# 64 MiB: at the call too); "second", as throttled but on B, so that
+# sync(2)'s first pass has nothing to write and the flush runs between
+# the passes.  syncfs(2) of the other filesystem runs in a loop, so that
+# a work is queued on the flusher at any time.  In each regime, after
+# SECONDS of both (-s, default 10), one sync(2), then SECONDS more of
+# both (-t, default 30).  The disk's WB_SYNC_ALL rounds and its rounds of
 # works without a superblock are traced (writeback_start,
 # writeback_written); the flush's rounds are those with no superblock, no
 # kupdate, no background and reason "sync", per wb (cgroup_ino).  Tests,
@@ -68,7 +69,7 @@ tracing=/sys/kernel/tracing
 events=$tracing/events/writeback
 top=$(mktemp -d)
 mnt_a=$top/a mnt_b=$top/b
-writer='' loop='' old_buf='' old_vm=()
+writer='' loop='' old_buf='' old_vm=() queue='' old_queue=()
 cleanup()
 {
 	local p e
@@ -82,6 +83,10 @@ cleanup()
 		echo 0 >$events/$e/filter 2>/dev/null
 	done
 	[ -n "$old_buf" ] && echo "$old_buf" >$tracing/buffer_size_kb
+	if [ ${#old_queue[@]} = 2 ]; then
+		echo "${old_queue[0]}" >"$queue/nr_requests"
+		echo "${old_queue[1]}" >"$queue/max_sectors_kb"
+	fi
 	# the ratios, set last, put the byte limits back to 0
 	[ ${#old_vm[@]} -gt 0 ] && sysctl -q "${old_vm[@]}"
 	for p in "$mnt_a" "$mnt_b"; do
@@ -109,6 +114,7 @@ bdi=$(cat "/sys/class/block/${disk##*/}/dev")
 # far more than the throttled disk writes in a second): the flush's rounds
 # then wait for the disk, and works are queued while they run.
 queue=/sys/block/${disk##*/}/queue
+old_queue=("$(cat "$queue/nr_requests")" "$(cat "$queue/max_sectors_kb")")
 echo 4 >"$queue/nr_requests" && echo 128 >"$queue/max_sectors_kb" ||
 	ktap_exit_fail_msg "cannot shorten the disk's queue"
 dbg=/sys/kernel/debug/bdi/$bdi
