@@ -57,7 +57,7 @@ echo "TAP version 13"
 echo "1..$runs"
 echo "# kernel $kdir, profile $profile, $runs run(s)${*:+, test options $*}"
 failed=0
-for run in $(seq 1 "$runs"); do
+for ((run = 1; run <= runs; run++)); do
 	rc=0
 	vm_run --kernel "$kdir" --disks 1 --disk-size 4G --profile "$profile" \
 		--timeout "$timeout" --out "$work/run-$run" --quiet -- \
