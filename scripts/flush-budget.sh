@@ -7,7 +7,7 @@
 # sync(2)'s flush must end: selftests/flush_budget.sh (see there) on
 # KERNEL, one boot per run, one disk with two ext4 partitions.  KERNEL is
 # a lab kernel (vanilla, patched, ...), patched+PATCH (the series with
-# PATCH on top: the v5 draft of the flush,
+# PATCH on top: the draft of the flush,
 # patches/draft/0013-writeback-let-the-start-all-flush-yield-to-queued-wo.patch,
 # or its fixture without the budget,
 # patches/draft/fixture-flush-no-budget.patch, on which the test fails), or
@@ -20,7 +20,8 @@
 #   -p, --profile P  disk profile (default usb: a disk slower than the
 #                    writer, so that the flush always has pages to write)
 #   --timeout SEC    per boot (default 600)
-#   -o, --out DIR    work directory (default output/flush-budget-KERNEL)
+#   -o, --out DIR    work directory (default output/flush-budget-KERNEL,
+#                    emptied first; a given DIR is not emptied)
 set -uo pipefail
 # shellcheck shell=bash source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -49,7 +50,9 @@ ktap=$(ktap_helpers) || exit 2
 crash_kernel "$kernel"
 [ -f "$kdir/vmlinux" ] || usage_error "no $kdir/vmlinux"
 work=${out:-$WBSYNC_TOP/output/flush-budget-$name}
-rm -rf "$work"
+# Only the default directory is emptied; a given one keeps what it has
+# (each run's directory is vm-run's, which replaces its own files).
+[ -n "$out" ] || rm -rf "$work"
 mkdir -p "$work" || die "cannot create '$work'"
 work=$(cd "$work" && pwd)
 
