@@ -17,7 +17,10 @@
 # the bounds, the model's prediction beside the measurement; with -c and
 # a wbsync configuration, the sync's time phase by phase from wbsync.ko's
 # statistics, also in OUTDIR/phases.tsv) and OUTDIR/report.png, and
-# prints the table.  Defaults (make demo's): -f "ext4:4 ext4:2s vfat:4:5
+# prints the table.  Every sync is traced (sync_busy.sh's SYNC_BUSY_TRACE:
+# the writeback works, block requests and jbd2 commits, a few events a
+# millisecond), for the account of who wrote what during it, the time the
+# patched sync spent on post-call data, and where the model is wrong.  Defaults (make demo's): -f "ext4:4 ext4:2s vfat:4:5
 # exfat:4:1" -k "vanilla for_sync cutoff patched" -r 3 -t 10 -W 2 -p usb
 # -o output/report -w c (busy_writer, the seed's dd loops without a fork
 # per file; the dd loops themselves, -w dd, dirty so little under TCG
@@ -153,7 +156,7 @@ else
 	# What the header of the report says, for -R.
 	declare -p vanilla_name profile runs secs cell_secs writer writers kernels mount_opts every_cell >"$out/params"
 	tsv=$out/results.tsv
-	printf 'kernel\tfstype\tnr_fs\trun\tsync_seconds\tdirty_bytes\twritten_bytes\tbound_seconds\tcpu_idle_pct\tdisk_busy_pct\twrite_requests\thost_disk_busy_pct\trate_bound_seconds\tcalib_rate_bytes_s\tdirty_thresh_bytes\tbg_thresh_bytes\n' >"$tsv"
+	printf 'kernel\tfstype\tnr_fs\trun\tsync_seconds\tdirty_bytes\twritten_bytes\tbound_seconds\tcpu_idle_pct\tdisk_busy_pct\twrite_requests\thost_disk_busy_pct\trate_bound_seconds\tcalib_rate_bytes_s\tdirty_thresh_bytes\tbg_thresh_bytes\tpass_bytes\tkick_bytes\tbackground_bytes\tperiodic_bytes\tother_wb_bytes\tpasses_seconds\ttrace_lost\n' >"$tsv"
 
 	# The boots: each cell's kernels, less the halves that sync there
 	# as vanilla does (unless -a).
@@ -186,7 +189,7 @@ else
 				"${disks[@]}" --profile "$profile" \
 				--timeout $((300 + runs * (t + 600))) -- \
 				env BUSY_WRITER="$WBSYNC_TOP/output/selftests/busy_writer" \
-				WBSYNC_MODULE="$module" \
+				WBSYNC_MODULE="$module" SYNC_BUSY_TRACE=1 \
 				"$WBSYNC_TOP/selftests/sync_busy.sh" -f "$f" -n "$nr" -l "$layout" \
 				-t "$t" -r "$runs" -w "$writer" -W "$writers" -c "$c" \
 				${mount_opts:+-m "$mount_opts"}; then
@@ -211,11 +214,14 @@ else
 				label = (v["config"] == "" || v["config"] == "kernel") ? k : k "/" v["config"]
 				nr = v["nr_fs"] (v["layout"] == "shared" ? "s" : "")
 				hbusy = host_busy(v["start_epoch"], v["start_epoch"] + v["sync_seconds"])
-				printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", label, v["fstype"], nr,
+				printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", label, v["fstype"], nr,
 					v["run"], v["sync_seconds"], v["dirty_bytes"],
 					v["written_bytes"], v["bound_seconds"], v["cpu_idle_pct"], v["disk_busy_pct"],
 					v["write_requests"], hbusy, v["rate_bound_seconds"],
 					v["calib_rate_bytes_s"], v["dirty_thresh_bytes"], v["bg_thresh_bytes"]
+				printf "\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v["pass_bytes"], v["kick_bytes"],
+					v["background_bytes"], v["periodic_bytes"], v["other_wb_bytes"],
+					v["passes_seconds"], v["trace_lost"]
 				printf "  run %s %s: sync %.2f s, %.1f MiB dirty at start, %.1f MiB written in %s requests, bound %.2f s (%s s at the disks\047 rate), CPU idle %s %%, disk busy %s %%, host disk busy %s %%\n",
 					v["run"], label, v["sync_seconds"], v["dirty_bytes"] / 1048576,
 					v["written_bytes"] / 1048576, v["write_requests"] == "" ? "?" : v["write_requests"],
@@ -443,7 +449,19 @@ done >"$phases"
 			key = $2 "\t" $3; k = key "\t" $1; i = ++n[k]
 			val["s", k, i] = $5; val["d", k, i] = $6
 			val["r", k, i] = $14; val["t", k, i] = $15; val["b", k, i] = $16
+			val["w", k, i] = $7
 			if (!(key in seen)) { seen[key] = 1; order[++o] = key }
+		}
+		# Where the model is off by more than 25 %: its data (D, the
+		# pre-sync data alone) against what the disks wrote, and its rate
+		# (R) against the rate they wrote at.
+		function why(name, k, N, sh, D, R,   w, s, rate) {
+			w = med("w", k); s = med("s", k)
+			if (w == "" || s <= 0)
+				return ""
+			rate = w / s / (sh ? 1 : N)
+			return sprintf("%s wrote %.0f MB (%.1f times its %.0f MB dirty at the call) at %.1f MB/s a disk (R %.1f)",
+				name, w / 1e6, w / D, D / 1e6, rate / 1e6, R / 1e6)
 		}
 		END {
 			for (j = 1; j <= o; j++) {
@@ -463,6 +481,116 @@ done >"$phases"
 					mv == "" ? "-" : sprintf("%.1f", mv), mp,
 					mr == "" ? "-" : sprintf("%.2fx", mr),
 					mr == "" ? "-" : sprintf("%.2f", mr / ratio)
+				if (mr != "" && (mr / ratio < 0.75 || mr / ratio > 1.25))
+					note[++nn] = sprintf("- %s, %s: the measured ratio is %.2f of the model\047s: %s; %s.",
+						c[1], busy(c[2]), mr / ratio,
+						why("vanilla", kv, N, sh, med("d", kv), R),
+						why("patched", kp, N, sh, med("d", kp), R))
+			}
+			if (nn) {
+				print ""
+				print "Where the model is off by more than 25 %: it has each kernel write" \
+					" the data its passes select at R (6.12 all of it, the cutoff the" \
+					" pre-sync data), one pass after another; the disks wrote more than" \
+					" that, or slower (the account below says by whom; lab.rst, \"The" \
+					" model\", why)."
+				print ""
+				for (j = 1; j <= nn; j++) print note[j]
+			}
+		}'
+	fi
+	# Who wrote what (sync_measure.sh's account of each run's trace).
+	if awk -F'\t' 'NR > 1 && $17 != "" { f = 1 } END { exit !f }' "$tsv"; then
+		echo
+		echo "Who wrote what during the sync, from the trace of each run's" \
+			"writeback works (sync_measure.sh): MB, medians of the runs.  Dirty:" \
+			"Dirty + Writeback at the call, what sync(2) has to write; written:" \
+			"what the disks wrote during the sync; then the writeback works'" \
+			"data by who queued them: the WB_SYNC_ALL passes, sync(2)'s" \
+			"WB_SYNC_NONE kick, background and kupdate writeback, any other;" \
+			"journal and metadata: written less the works' data (ext4's journal," \
+			"inode tables, directories, the block devices' own buffers);" \
+			"post-call data: the works' data less the data dirty at the call," \
+			"data that sync(2) does not have to write.  Passes: seconds from the" \
+			"first pass's start to the last one's end."
+		echo
+		echo "| fs | busy fs | kernel | sync (s) | passes (s) | dirty | written | passes | kick | background, kupdate | other works | journal and metadata | post-call data | trace events lost |"
+		echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+		tail -n +2 "$tsv" | awk -F'\t' -v kernels="$kernels" "$AWK_MEDIAN$AWK_BUSY"'
+		$17 != "" {
+			key = $2 "\t" $3 "\t" $1; i = ++cnt[key]
+			if (!(key in seen)) { seen[key] = 1; order[++o] = key }
+			works = $17 + $18 + $19 + $20 + $21
+			v[key, 1, i] = $5; v[key, 2, i] = $22; v[key, 3, i] = $6 / 1e6
+			v[key, 4, i] = $7 / 1e6; v[key, 5, i] = $17 / 1e6; v[key, 6, i] = $18 / 1e6
+			v[key, 7, i] = ($19 + $20) / 1e6; v[key, 8, i] = $21 / 1e6
+			v[key, 9, i] = ($7 - works) / 1e6; v[key, 10, i] = (works - $6) / 1e6
+			lost[key] += $23
+		}
+		END {
+			nk = split(kernels, ks, " ")
+			for (k = 1; k <= nk; k++) rank[ks[k]] = k
+			# cells in the order of the runs, kernels in -k order
+			for (i = 1; i <= o; i++)
+				for (j = i + 1; j <= o; j++) {
+					split(order[i], a, "\t"); split(order[j], b, "\t")
+					if (a[1] "\t" a[2] == b[1] "\t" b[2] && rank[b[3]] < rank[a[3]]) {
+						t = order[i]; order[i] = order[j]; order[j] = t
+					}
+				}
+			for (i = 1; i <= o; i++) {
+				key = order[i]; split(key, c, "\t")
+				line = sprintf("| %s | %s | %s |", c[1], busy(c[2]), c[3])
+				for (m = 1; m <= 10; m++) {
+					for (r = 1; r <= cnt[key]; r++) x[r] = v[key, m, r]
+					line = line sprintf(m <= 2 ? " %.2f |" : " %.0f |", median(x, cnt[key]))
+				}
+				print line " " lost[key] " |"
+			}
+		}'
+		# What remains of the patched sync beyond its own data, where it
+		# is over 1.2 times the rate bound: the time each part took at the
+		# rate the disks wrote during the sync.
+		echo
+		echo "What the patched sync wrote, in the cells where it took more than" \
+			"1.2 times the rate bound (medians of the runs, MB): the data dirty" \
+			"at the call and the journal and metadata that commit it are what" \
+			"sync(2) promises to write; post-call data is not.  The seconds are" \
+			"the post-call data's share of the sync at the rate the disks wrote:" \
+			"on one disk, about what leaving it out would save; on separate disks at" \
+			"most that, as a disk may write post-call data while it waits for" \
+			"its pass."
+		echo
+		tail -n +2 "$tsv" | awk -F'\t' "$AWK_MEDIAN$AWK_BUSY"'
+		$1 == "patched" && $17 != "" && $7 > 0 {
+			key = $2 "\t" $3; i = ++cnt[key]
+			if (!(key in seen)) { seen[key] = 1; order[++o] = key }
+			works = $17 + $18 + $19 + $20 + $21
+			post = works - $6; if (post < 0) post = 0
+			s[key, i] = $5; q[key, i] = ($13 > 0) ? $5 / $13 : 0
+			w[key, i] = $7 / 1e6; d[key, i] = $6 / 1e6; meta[key, i] = ($7 - works) / 1e6
+			share[key, i] = 100 * post / $7; late[key, i] = $5 * post / $7
+			kick[key, i] = $18 / 1e6; pass[key, i] = $17 / 1e6; bg[key, i] = ($19 + $20) / 1e6
+			post_mb[key, i] = post / 1e6; pst[key, i] = $22
+		}
+		function med(arr, key,   r) {
+			for (r = 1; r <= cnt[key]; r++) x[r] = arr[key, r]
+			return median(x, cnt[key])
+		}
+		END {
+			for (i = 1; i <= o; i++) {
+				key = order[i]; split(key, c, "\t")
+				if (med(q, key) <= 1.2) {
+					printf "- %s, %s: %.2f times the rate bound: within 1.2.\n", c[1], busy(c[2]), med(q, key)
+					continue
+				}
+				printf "- %s, %s: %.1f s, %.2f times the rate bound.  The disks wrote %.0f MB: %.0f MB" \
+					" dirty at the call, %.0f MB of journal and metadata, %.0f MB (%.0f %%) of post-call" \
+					" data, %.1f s of the sync.  The works wrote %.0f MB in the passes (%.1f s)," \
+					" %.0f MB in sync(2)\047s kick, %.0f MB in background and kupdate writeback.\n",
+					c[1], busy(c[2]), med(s, key), med(q, key), med(w, key), med(d, key),
+					med(meta, key), med(post_mb, key), med(share, key), med(late, key),
+					med(pass, key), med(pst, key), med(kick, key), med(bg, key)
 			}
 		}'
 	fi

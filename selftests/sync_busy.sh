@@ -28,7 +28,8 @@
 # loaded, its statistics of each run (where the sync time went, per
 # superblock and phase) are kept in $WBSYNC_OUT/stats-RUN-CONFIG.
 # With SYNC_BUSY_TRACE=1, each sync is traced (sync_measure.sh's
-# SYNC_MEASURE_TRACE) into $WBSYNC_OUT/trace-RUN-CONFIG; with
+# SYNC_MEASURE_TRACE) into $WBSYNC_OUT/trace-RUN-CONFIG, and its line
+# adds what the writeback works wrote, by who queued them; with
 # SYNC_BUSY_STACKS=1, its blocked tasks are sampled (SYNC_MEASURE_STACKS)
 # into $WBSYNC_OUT/stacks-RUN-CONFIG.  On ext4, the journals' statistics
 # after each run (/proc/fs/jbd2/*/info) go to $WBSYNC_OUT/jbd2-RUN-CONFIG.
@@ -197,8 +198,12 @@ field() { sed -n "s/.*\\b$1=\\([0-9.]*\\).*/\\1/p" <<<"$2"; }
 echo "TAP version 13"
 echo "1..$((runs * ${#configs[@]} + 1))"
 
+# Traced, the calibration also allocates the trace buffer, before any
+# writer runs.
+trace_file() { [ "${SYNC_BUSY_TRACE:-0}" = 0 ] || [ -z "${WBSYNC_OUT:-}" ] || echo "$WBSYNC_OUT/trace-$1"; }
 mount_fresh 1 && "$busy_writer" -F 200 "${mnts[0]}" >/dev/null &&
-	cal=$("$here/sync_measure.sh" "${names[0]}") && unmount_all
+	cal=$(SYNC_MEASURE_TRACE=$(trace_file calibration) "$here/sync_measure.sh" "${names[0]}") &&
+	unmount_all
 rate=$(field dirty_bytes "${cal:-}")
 secs_cal=$(field sync_seconds "${cal:-}")
 if [ -z "$rate" ] || [ "$rate" = 0 ] || [ "$secs_cal" = 0.000 ]; then
@@ -225,8 +230,8 @@ for ((r = 1; r <= runs; r++)); do
 				"$busy_writer" -W "$writers" "${mnts[@]}" >/tmp/wbsync-busy.out &
 				pid=$!
 				sleep "$secs"
-				[ "${SYNC_BUSY_TRACE:-0}" = 0 ] || [ -z "${WBSYNC_OUT:-}" ] ||
-					export SYNC_MEASURE_TRACE="$WBSYNC_OUT/trace-$r-${c//[^a-z0-9_=-]/_}"
+				export SYNC_MEASURE_TRACE
+				SYNC_MEASURE_TRACE=$(trace_file "$r-${c//[^a-z0-9_=-]/_}")
 				[ "${SYNC_BUSY_STACKS:-0}" = 0 ] || [ -z "${WBSYNC_OUT:-}" ] ||
 					export SYNC_MEASURE_STACKS="$WBSYNC_OUT/stacks-$r-${c//[^a-z0-9_=-]/_}"
 				res=$("$here/sync_measure.sh" "${names[@]}")

@@ -27,7 +27,15 @@
 #
 # With SYNC_MEASURE_TRACE=FILE, the block requests issued, the writeback
 # works and the jbd2 commits and checkpoints during the sync are traced
-# into FILE (tracefs), to see who wrote what while the sync ran.  With
+# into FILE (tracefs), to see who wrote what while the sync ran, and the
+# line adds what the writeback works wrote during the sync, by who queued
+# them (bytes): pass_bytes, the WB_SYNC_ALL passes of sync(2) or
+# syncfs(2); kick_bytes, sync(2)'s WB_SYNC_NONE flush of every disk;
+# background_bytes and periodic_bytes, background and kupdate writeback;
+# other_wb_bytes, any other work; passes_seconds, from the first pass's
+# start to the last pass's end (writeback_account.sh); trace_lost, events
+# the trace lost (the counts are then short).  What the disks wrote
+# beyond the works' data is the journal, metadata and inodes.  With
 # SYNC_MEASURE_STACKS=FILE, once a second during the sync the requests in
 # flight on each DISK and the kernel stacks of the tasks in D state go to
 # FILE: where a sync that leaves the CPU idle waits (lighter than a trace).
@@ -36,6 +44,7 @@
 # line): the regime of any load, e.g. a benchmark's run; sync_seconds is
 # then COMMAND's time, and a COMMAND that fails fails this with no line.
 set -u
+here=$(cd "$(dirname "$0")" && pwd)
 disks=() cmd=(sync)
 while [ $# -gt 0 ] && [ "$1" != -- ]; do
 	disks+=("$1")
@@ -102,15 +111,24 @@ trace_events="block/block_rq_issue writeback/writeback_start writeback/writeback
 	writeback/writeback_queue_io jbd2/jbd2_start_commit jbd2/jbd2_end_commit
 	jbd2/jbd2_checkpoint jbd2/jbd2_checkpoint_stats"
 
-# Start (on) or stop and save (off) the trace of SYNC_MEASURE_TRACE.
+# The trace buffer per CPU, in kB: a 60 s sync on five disks issues
+# some 50000 requests.  Allocated once per boot (sync_busy.sh does it
+# before the writers start), not in the middle of a loaded guest.
+SYNC_MEASURE_TRACE_KB=16384
+
+# Start (on) or stop and save (off) the trace of SYNC_MEASURE_TRACE;
+# off also counts the events the buffer lost (lost).
 trace()
 {
-	local t=/sys/kernel/tracing e
+	local t=/sys/kernel/tracing e kb f
 
 	[ -n "${SYNC_MEASURE_TRACE:-}" ] || return 0
 	mountpoint -q $t || mount -t tracefs none $t || return 1
 	if [ "$1" = on ]; then
-		echo 0 >$t/tracing_on && echo 65536 >$t/buffer_size_kb && echo >$t/trace || return 1
+		read -r kb _ <$t/buffer_size_kb
+		echo 0 >$t/tracing_on && echo >$t/trace || return 1
+		[ "$kb" = "$SYNC_MEASURE_TRACE_KB" ] ||
+			echo "$SYNC_MEASURE_TRACE_KB" >$t/buffer_size_kb || return 1
 		for e in $trace_events; do
 			[ ! -e "$t/events/$e/enable" ] || echo 1 >"$t/events/$e/enable" || return 1
 		done
@@ -118,6 +136,12 @@ trace()
 	else
 		echo 0 >$t/tracing_on
 		cat $t/trace >"$SYNC_MEASURE_TRACE" || return 1
+		lost=0
+		for f in "$t"/per_cpu/cpu*/stats; do
+			while read -r e kb; do
+				[ "$e" != overrun: ] || lost=$((lost + kb))
+			done <"$f"
+		done
 		for e in $trace_events; do
 			[ ! -e "$t/events/$e/enable" ] || echo 0 >"$t/events/$e/enable"
 		done
@@ -197,7 +221,11 @@ secs() { printf -v "$2" '%d.%03d' $(($1 / 1000000)) $(($1 / 1000 % 1000)); }
 [ "$q" = - ] || secs "$q" q
 sync_s=
 secs "$us" sync_s
-printf 'sync_seconds=%s dirty_bytes=%d max_disk_dirty_bytes=%d written_bytes=%d cpu_idle_pct=%d disk_busy_pct=%d write_requests=%d start_epoch=%s rate_bound_seconds=%s\n' \
+acct=
+[ -z "${SYNC_MEASURE_TRACE:-}" ] ||
+	acct=" $("$here/writeback_account.sh" "$SYNC_MEASURE_TRACE") trace_lost=$lost" ||
+	{ echo "sync_measure.sh: cannot read the trace $SYNC_MEASURE_TRACE" >&2; exit 2; }
+printf 'sync_seconds=%s dirty_bytes=%d max_disk_dirty_bytes=%d written_bytes=%d cpu_idle_pct=%d disk_busy_pct=%d write_requests=%d start_epoch=%s rate_bound_seconds=%s%s\n' \
 	"$sync_s" "$dirty" "$max" "$written" \
 	$(((200 * (idle - idle0) / (total - total0 + 1) + 1) / 2)) \
-	$(((busiest * 200000 / (us + 1) + 1) / 2)) "$((reqs - reqs0))" "$start" "$q"
+	$(((busiest * 200000 / (us + 1) + 1) / 2)) "$((reqs - reqs0))" "$start" "$q" "$acct"

@@ -3,7 +3,7 @@
 #
 # Tests of the lab itself (KTAP): the console scanner on fixture logs, the
 # TAP summary, prepare-tree.sh's handling of a series, and vm-run's exit
-# status, timeout and bad-input handling.
+# status, timeout and bad-input handling; the report's trace account.
 #
 # Needs KSRC (a tree from prepare-tree.sh, for ktap_helpers.sh) and
 # KERNEL (a build directory from build-kernel.sh).
@@ -56,7 +56,7 @@ expect_status()
 vm=("$top/scripts/vm-run" --kernel "$KERNEL" --quiet)
 
 ktap_print_header
-ktap_set_plan 58
+ktap_set_plan 60
 
 # Console scanner.
 ktap_test_result "scan-console passes a clean log" \
@@ -70,6 +70,16 @@ for f in warning kasan kcsan kcsan-assert lockdep hung-task kmemleak oops; do
 		ktap_test_fail "scan-console reports $f (exit $rc)"
 	fi
 done
+# The report's account of who wrote what during a sync (the fixture's
+# header has the expected numbers).
+account_ok()
+{
+	[ "$("$top/selftests/writeback_account.sh" "$fixtures/writeback.trace")" = \
+		"pass_bytes=4096000 kick_bytes=8192000 background_bytes=3252224 periodic_bytes=409600 other_wb_bytes=1228800 passes_seconds=1.360" ]
+}
+ktap_test_result "writeback_account.sh counts each work's rounds per wb, by who queued it" account_ok
+expect_error "writeback_account.sh refuses a missing trace" "usage: writeback_account.sh" \
+	"$top/selftests/writeback_account.sh" "$tmp/no-such-trace"
 # The kcsan variant: data races are summed by kcsan-report, not failed on;
 # KCSAN's assertions still fail.
 races_ok()

@@ -1,0 +1,53 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# writeback_account.sh TRACE
+#
+# What the writeback works of a tracefs text trace (writeback_start and
+# writeback_written events, as sync_measure.sh records them) wrote, by
+# who queued them, on one line of bytes:
+#   pass_bytes=    the WB_SYNC_ALL works (the passes of sync(2), syncfs(2))
+#   kick_bytes=    WB_SYNC_NONE works for every superblock, reason sync:
+#                  sync(2)'s flush of every disk (wakeup_flusher_threads())
+#   background_bytes=, periodic_bytes=  background and kupdate writeback
+#   other_wb_bytes=  any other work (syncfs(2)'s WB_SYNC_NONE pass, reclaim,
+#                  ...)
+#   passes_seconds=  from the first WB_SYNC_ALL round's start to the last
+#                  one's end (0 without one)
+# A round of a work is a writeback_start .. writeback_written of one wb
+# (bdi and cgroup: a wb runs one work at a time), and wrote the drop of
+# the work's nr_pages between the two.  A round that began before the
+# trace is not counted.
+set -u
+[ $# = 1 ] && [ -r "$1" ] || { echo "usage: writeback_account.sh TRACE (a readable file)" >&2; exit 2; }
+awk -v page="$(getconf PAGESIZE)" '
+# a - b for nr_pages strings: a pass starts at LONG_MAX, past the exact
+# range of awk'"'"'s doubles, so compare the last 12 digits
+function pages(a, b,   d) {
+	if (length(a) < 16) return a - b
+	d = substr(a, length(a) - 11) - substr(b, length(b) - 11)
+	return d < 0 ? d + 1e12 : d
+}
+/ writeback_(start|written): bdi / {
+	for (i = 1; i <= NF; i++)
+		if ($i ~ /^[0-9]+\.[0-9]+:$/) { t = substr($i, 1, length($i) - 1) + 0; break }
+	match($0, /bdi [^ ]*: /); wb = substr($0, RSTART, RLENGTH)
+	match($0, /cgroup_ino=[0-9]+/); wb = wb substr($0, RSTART, RLENGTH)
+	match($0, /nr_pages=-?[0-9]+/); n = substr($0, RSTART + 9, RLENGTH - 9)
+	if (/ writeback_start: /) { begin[wb] = n; began[wb] = t; next }
+	if (!(wb in begin))
+		next
+	w = pages(begin[wb], n); delete begin[wb]
+	if (/ sync_mode=1 /) {
+		pass += w
+		if (first == "" || began[wb] < first) first = began[wb]
+		if (t > last) last = t
+	} else if (/ sb_dev 0:0 .* reason=sync /) kick += w
+	else if (/ reason=background /) bg += w
+	else if (/ reason=periodic /) per += w
+	else other += w
+}
+END {
+	printf "pass_bytes=%d kick_bytes=%d background_bytes=%d periodic_bytes=%d other_wb_bytes=%d passes_seconds=%.3f\n",
+		pass * page, kick * page, bg * page, per * page, other * page, first == "" ? 0 : last - first
+}' "$1"
