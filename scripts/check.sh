@@ -159,7 +159,8 @@ guest_progs=("$WBSYNC_TOP/output/selftests/smoke_test"
 	     "$WBSYNC_TOP/selftests/module_test.sh"
 	     "$WBSYNC_TOP/selftests/module_stress.sh"
 	     "$WBSYNC_TOP/selftests/sync_file_range.sh"
-	     "$WBSYNC_TOP/selftests/wait_inodes/wait_inodes_test.sh")
+	     "$WBSYNC_TOP/selftests/wait_inodes/wait_inodes_test.sh"
+	     "$WBSYNC_TOP/selftests/sync_new_inodes.sh")
 
 # These guests load and unload wbsync.ko over and over: single-threaded
 # TCG, where no vCPU runs code that another one has just patched

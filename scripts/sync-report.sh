@@ -508,13 +508,17 @@ done >"$phases"
 			"what the disks wrote during the sync; then the writeback works'" \
 			"data by who queued them: the WB_SYNC_ALL passes, sync(2)'s" \
 			"WB_SYNC_NONE kick, background and kupdate writeback, any other;" \
-			"journal and metadata: written less the works' data (ext4's journal," \
-			"inode tables, directories, the block devices' own buffers);" \
-			"post-call data: the works' data less the data dirty at the call," \
-			"data that sync(2) does not have to write.  Passes: seconds from the" \
-			"first pass's start to the last one's end."
+			"other writes: written less the works' data (the journal, metadata" \
+			"not written through a block device's page cache, and what was" \
+			"already in flight at the call); post-call: the works' data less the" \
+			"data dirty at the call, mostly data dirtied after the call, which" \
+			"sync(2) does not have to write.  Both are differences, estimates" \
+			"off by tens of MB either way: I/O in flight at the call makes" \
+			"post-call smaller, and pages that a work counted twice (redirtied)" \
+			"or that were still in flight at the end make it larger.  Passes:" \
+			"seconds from the first pass's start to the last one's end."
 		echo
-		echo "| fs | busy fs | kernel | sync (s) | passes (s) | dirty | written | passes | kick | background, kupdate | other works | journal and metadata | post-call data | trace events lost |"
+		echo "| fs | busy fs | kernel | sync (s) | passes (s) | dirty | written | passes | kick | background, kupdate | other works | other writes | post-call | trace events lost |"
 		echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 		tail -n +2 "$tsv" | awk -F'\t' -v kernels="$kernels" "$AWK_MEDIAN$AWK_BUSY"'
 		$17 != "" {
@@ -524,7 +528,8 @@ done >"$phases"
 			v[key, 1, i] = $5; v[key, 2, i] = $22; v[key, 3, i] = $6 / 1e6
 			v[key, 4, i] = $7 / 1e6; v[key, 5, i] = $17 / 1e6; v[key, 6, i] = $18 / 1e6
 			v[key, 7, i] = ($19 + $20) / 1e6; v[key, 8, i] = $21 / 1e6
-			v[key, 9, i] = ($7 - works) / 1e6; v[key, 10, i] = (works - $6) / 1e6
+			v[key, 9, i] = ($7 - works) / 1e6
+			v[key, 10, i] = (works > $6 ? works - $6 : 0) / 1e6
 			lost[key] += $23
 		}
 		END {
@@ -553,44 +558,48 @@ done >"$phases"
 		# rate the disks wrote during the sync.
 		echo
 		echo "What the patched sync wrote, in the cells where it took more than" \
-			"1.2 times the rate bound (medians of the runs, MB): the data dirty" \
-			"at the call and the journal and metadata that commit it are what" \
-			"sync(2) promises to write; post-call data is not.  The seconds are" \
-			"the post-call data's share of the sync at the rate the disks wrote:" \
-			"on one disk, about what leaving it out would save; on separate disks at" \
-			"most that, as a disk may write post-call data while it waits for" \
-			"its pass."
+			"1.2 times the rate bound (the median of the runs' ratios; MB, of the" \
+			"run with the median sync time): the data dirty at the call and the" \
+			"journal that commits it are what sync(2) promises to write;" \
+			"post-call data is not.  The seconds are the post-call data's share" \
+			"of the sync at the rate the disks wrote: on one disk, about what" \
+			"leaving it out would save; on separate disks at most that, as a" \
+			"disk may write post-call data while it waits for its pass."
 		echo
 		tail -n +2 "$tsv" | awk -F'\t' "$AWK_MEDIAN$AWK_BUSY"'
 		$1 == "patched" && $17 != "" && $7 > 0 {
 			key = $2 "\t" $3; i = ++cnt[key]
 			if (!(key in seen)) { seen[key] = 1; order[++o] = key }
-			works = $17 + $18 + $19 + $20 + $21
-			post = works - $6; if (post < 0) post = 0
-			s[key, i] = $5; q[key, i] = ($13 > 0) ? $5 / $13 : 0
-			w[key, i] = $7 / 1e6; d[key, i] = $6 / 1e6; meta[key, i] = ($7 - works) / 1e6
-			share[key, i] = 100 * post / $7; late[key, i] = $5 * post / $7
-			kick[key, i] = $18 / 1e6; pass[key, i] = $17 / 1e6; bg[key, i] = ($19 + $20) / 1e6
-			post_mb[key, i] = post / 1e6; pst[key, i] = $22
-		}
-		function med(arr, key,   r) {
-			for (r = 1; r <= cnt[key]; r++) x[r] = arr[key, r]
-			return median(x, cnt[key])
+			run[key, i] = $0
+			# a run without a rate bound ("-") has no ratio
+			if ($13 + 0 > 0) q[key, ++nq[key]] = $5 / $13
 		}
 		END {
 			for (i = 1; i <= o; i++) {
 				key = order[i]; split(key, c, "\t")
-				if (med(q, key) <= 1.2) {
-					printf "- %s, %s: %.2f times the rate bound: within 1.2.\n", c[1], busy(c[2]), med(q, key)
+				if (!nq[key]) continue
+				for (r = 1; r <= nq[key]; r++) x[r] = q[key, r]
+				ratio = median(x, nq[key])
+				if (ratio <= 1.2) {
+					printf "- %s, %s: %.2f times the rate bound: within 1.2.\n", c[1], busy(c[2]), ratio
 					continue
 				}
-				printf "- %s, %s: %.1f s, %.2f times the rate bound.  The disks wrote %.0f MB: %.0f MB" \
-					" dirty at the call, %.0f MB of journal and metadata, %.0f MB (%.0f %%) of post-call" \
-					" data, %.1f s of the sync.  The works wrote %.0f MB in the passes (%.1f s)," \
-					" %.0f MB in sync(2)\047s kick, %.0f MB in background and kupdate writeback.\n",
-					c[1], busy(c[2]), med(s, key), med(q, key), med(w, key), med(d, key),
-					med(meta, key), med(post_mb, key), med(share, key), med(late, key),
-					med(pass, key), med(pst, key), med(kick, key), med(bg, key)
+				# the run with the median sync time (the lower of two middles)
+				n = cnt[key]
+				for (r = 1; r <= n; r++) { split(run[key, r], f, "\t"); x[r] = f[5] }
+				med_s = median(x, n)
+				if (n % 2 == 0) med_s = x[n / 2]
+				for (r = 1; r <= n; r++) { split(run[key, r], f, "\t"); if (f[5] == med_s) break }
+				works = f[17] + f[18] + f[19] + f[20] + f[21]
+				post = works > f[6] ? works - f[6] : 0
+				printf "- %s, %s: %.2f times the rate bound.  The run of %.1f s: the disks wrote %.0f MB:" \
+					" %.0f MB dirty at the call, %.0f MB of other writes (journal, metadata, in flight" \
+					" at the call), %.0f MB (%.0f %%) post-call, %.1f s of the sync.  The works wrote" \
+					" %.0f MB in the passes (%.1f s), %.0f MB in sync(2)\047s kick, %.0f MB in" \
+					" background and kupdate writeback.\n",
+					c[1], busy(c[2]), ratio, f[5], f[7] / 1e6, f[6] / 1e6, (f[7] - works) / 1e6,
+					post / 1e6, 100 * post / f[7], f[5] * post / f[7], f[17] / 1e6, f[22],
+					f[18] / 1e6, (f[19] + f[20]) / 1e6
 			}
 		}'
 	fi

@@ -20,7 +20,10 @@
 # trace is not counted.
 set -u
 [ $# = 1 ] && [ -r "$1" ] || { echo "usage: writeback_account.sh TRACE (a readable file)" >&2; exit 2; }
-awk -v page="$(getconf PAGESIZE)" '
+page=$(getconf PAGESIZE) && [ -n "$page" ] || { echo "writeback_account.sh: no page size (getconf PAGESIZE)" >&2; exit 2; }
+# C locale: the timestamps have a decimal point; %.0f: mawk and busybox
+# awk print %d past 2^31 wrong
+LC_ALL=C awk -v page="$page" '
 # a - b for nr_pages strings: a pass starts at LONG_MAX, past the exact
 # range of awk'"'"'s doubles, so compare the last 12 digits
 function pages(a, b,   d) {
@@ -48,6 +51,6 @@ function pages(a, b,   d) {
 	else other += w
 }
 END {
-	printf "pass_bytes=%d kick_bytes=%d background_bytes=%d periodic_bytes=%d other_wb_bytes=%d passes_seconds=%.3f\n",
+	printf "pass_bytes=%.0f kick_bytes=%.0f background_bytes=%.0f periodic_bytes=%.0f other_wb_bytes=%.0f passes_seconds=%.3f\n",
 		pass * page, kick * page, bg * page, per * page, other * page, first == "" ? 0 : last - first
 }' "$1"

@@ -56,7 +56,7 @@ expect_status()
 vm=("$top/scripts/vm-run" --kernel "$KERNEL" --quiet)
 
 ktap_print_header
-ktap_set_plan 60
+ktap_set_plan 61
 
 # Console scanner.
 ktap_test_result "scan-console passes a clean log" \
@@ -78,6 +78,19 @@ account_ok()
 		"pass_bytes=4096000 kick_bytes=8192000 background_bytes=3252224 periodic_bytes=409600 other_wb_bytes=1228800 passes_seconds=1.360" ]
 }
 ktap_test_result "writeback_account.sh counts each work's rounds per wb, by who queued it" account_ok
+# A pass of 600000 pages (2.4 GB) with Debian's default awk, mawk, whose
+# %d stops at 2^31 - 1.
+account_big_ok()
+{
+	local pre="    kworker/u8:1-30      [001] ....." sfx="sync_mode=1 kupdate=0 range_cyclic=0 background=0 reason=sync cgroup_ino=1"
+
+	mkdir -p "$tmp/mawk" && ln -sf "$(command -v mawk || command -v awk)" "$tmp/mawk/awk" &&
+	printf '%s 10.000000: writeback_start: bdi 254:0: sb_dev 254:0 nr_pages=9223372036854775807 %s\n%s 12.500000: writeback_written: bdi 254:0: sb_dev 254:0 nr_pages=9223372036854175807 %s\n' \
+		"$pre" "$sfx" "$pre" "$sfx" >"$tmp/big.trace" &&
+	[ "$(PATH=$tmp/mawk:$PATH "$top/selftests/writeback_account.sh" "$tmp/big.trace")" = \
+		"pass_bytes=$((600000 * $(getconf PAGESIZE))) kick_bytes=0 background_bytes=0 periodic_bytes=0 other_wb_bytes=0 passes_seconds=2.500" ]
+}
+ktap_test_result "writeback_account.sh counts past 2^31 bytes with mawk" account_big_ok
 expect_error "writeback_account.sh refuses a missing trace" "usage: writeback_account.sh" \
 	"$top/selftests/writeback_account.sh" "$tmp/no-such-trace"
 # The kcsan variant: data races are summed by kcsan-report, not failed on;
@@ -307,7 +320,9 @@ usage_status_ok()
 		 "build-module.sh" "stock-initrd.sh a b" "deps.sh --nope" "vm-run --nope" \
 		 "fresh-check.sh -d relative/dir" "kcsan-report" "kcsan-report -b /nonexistent x" \
 		 "kcsan-check.sh --nope" "flush-budget.sh patched --nope" "flush-budget.sh patched --runs 0" \
-		 "flush-budget.sh patched+/nonexistent"; do
+		 "flush-budget.sh patched+/nonexistent" "new-inodes.sh patched -n 9" \
+		 "new-inodes.sh patched -f vfat" "new-inodes.sh patched --cycles 0" \
+		 "new-inodes.sh patched+/nonexistent"; do
 		# shellcheck disable=SC2086
 		timeout 30 "$top/scripts/"$c >/dev/null 2>&1
 		rc=$?
