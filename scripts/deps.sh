@@ -86,7 +86,7 @@ table=(
 	"diffutils: cmp diff"
 	"findutils: find xargs"
 	"grep: grep"
-	"mawk:"
+	"mawk: mawk"
 	"sed: sed"
 )
 
