@@ -4,16 +4,18 @@
 # check.sh [--debug]: the test command (make check).  Builds the patched
 # kernel and the module, tests the lab on the host, boots the patched
 # kernel and Debian's stock kernel of the same source with the selftests,
-# runs the integrity crash test and a short sync report, and sums every
+# runs the integrity crash test, the test of the flush's bounds
+# (flush-budget.sh) and a short sync report, and sums every
 # TAP result into one closing line.  Exit 1 on any failure.
 #
 # --debug (make debug-check): the same on the patched kernel of the debug
 # variant (lockdep, KASAN, DEBUG_LIST, kmemleak, KUnit), where any kernel
 # report fails the guest's run: the guest selftests with the module's
 # KUnit tests, the integrity test in every mode on ext4, xfs and vfat and
-# in every layout, and fstests on ext4 ($DEBUG_FSTESTS_ARGS, default the
-# whole selftests/fstests/sync.list: hours).  No stock kernel, lab tests
-# or report.  Results in output/debug-check.
+# in every layout, the flush's bounds, and fstests on ext4
+# ($DEBUG_FSTESTS_ARGS, default the whole selftests/fstests/sync.list:
+# hours).  No stock kernel, lab tests or report.  Results in
+# output/debug-check.
 #
 # Variables: CHECK_PROFILE, the disk profile of the selftest guests and of
 # the short report (default hdd: slow disks keep the sync paths busy);
@@ -302,14 +304,26 @@ integrity_group()
 		[ "${r%% *}" != "$1" ] || integrity ${r#* }
 	done
 }
+# The bounds of sync(2)'s yielding flush (patch 14): one boot of
+# flush-budget.sh on the series, after group a, the shorter one.
+flush_budget()
+{
+	KSRC=$ksrc "$WBSYNC_TOP/scripts/flush-budget.sh" "${kdir[patched]}" \
+		--out "$out/flush-budget" >"$out/flush-budget.tap" 2>&1
+	log "flush budget: $(tail -n 1 "$out/flush-budget.tap")"
+}
 log "integrity crash test: ${#integrity_runs[@]} runs in two guests at a time"
-integrity_group a &
+{
+	integrity_group a
+	[ -z "${boot[patched]:-}" ] || flush_budget
+} &
 integrity_group b &
 wait
 for r in "${integrity_runs[@]}"; do
 	r=${r#* } k=${r#* }
 	[ -z "${boot[${k%% *}]:-}" ] || taps+=("$out/integrity-${r%% *}.tap")
 done
+[ -z "${boot[patched]:-}" ] || taps+=("$out/flush-budget.tap")
 
 if [ "$debug" = 1 ]; then
 	# fstests: one result per test, and one for the guest (its exit

@@ -6,7 +6,7 @@
 # sync(2)'s flush of every dirty page (WB_start_all, the flusher's
 # "start-all" work) is bounded on 6.12: it never yields, and writes at
 # most the pages it counted when it started, before sync(2)'s passes run.
-# A flush that yields to queued works (the draft of patches/draft/) must
+# A flush that yields to queued works (patch 14 of the series) must
 # keep a bound: it resumes with what it had left, never a fresh count,
 # so a stream of queued works cannot keep it armed for ever (the v5
 # review's H1; patches/draft/fixture-flush-no-budget.patch is such a
@@ -40,8 +40,19 @@
 #     the flush writes at most what the disk had dirty at the call less
 #     what those passes wrote, and 4 MiB (a write chunk);
 #  4. no flush round in the last third of the syncfs(2) loop (H1).
+# Then "starved": 128 MiB written on A and left dirty (no background
+# writeback under the 384 MiB threshold, periodic writeback off), eight
+# syncfs(2) loops on B, and a flush requested as writing
+# vm.dirty_writeback_centisecs does; tests:
+#  5. A had that data dirty when the flush was requested;
+#  6. the flush writes it before the loops end (-t SECONDS): a flush that
+#     yields must still write between the works, not only wait for a
+#     gap in them, as 6.12's, which never yields, does (the review of
+#     patch 14's first version: a flush that yields before it has
+#     written anything since it resumed stays pending as long as works
+#     keep coming, and the data stays dirty).
 # 2 and 3 are a SKIP if the flush never yielded to a queued work (6.12
-# and the series: it does not yield; nothing to test) or never ran; a
+# and patches 1-13: it does not yield; nothing to test) or never ran; a
 # flush round with another reason (sync(2) joined a flush that reclaim
 # started) makes them inconclusive (a SKIP).  The pages of H2 are printed.
 #
@@ -69,12 +80,12 @@ tracing=/sys/kernel/tracing
 events=$tracing/events/writeback
 top=$(mktemp -d)
 mnt_a=$top/a mnt_b=$top/b
-writer='' loop='' old_buf='' old_vm=() queue='' old_queue=()
+writer='' loop='' loops='' old_buf='' old_vm=() queue='' old_queue=()
 cleanup()
 {
 	local p e
 
-	for p in $writer $loop; do
+	for p in $writer $loop $loops; do
 		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
 	done
 	echo 0 >$tracing/tracing_on 2>/dev/null
@@ -100,7 +111,7 @@ ktap_print_header
 read -r disk _ <<<"${WBSYNC_DISKS:-}"
 [ -b "$disk" ] || skip_all "need a disk in WBSYNC_DISKS"
 command -v mkfs.ext4 >/dev/null || skip_all "no mkfs.ext4"
-ktap_set_plan 12
+ktap_set_plan 14
 
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 half_mib=$(($(blockdev --getsize64 "$disk") >> 21))
@@ -119,7 +130,8 @@ echo 4 >"$queue/nr_requests" && echo 128 >"$queue/max_sectors_kb" ||
 	ktap_exit_fail_msg "cannot shorten the disk's queue"
 dbg=/sys/kernel/debug/bdi/$bdi
 [ -r "$dbg/stats" ] || ktap_exit_fail_msg "no $dbg/stats"
-old_vm=("vm.dirty_background_ratio=$(sysctl -n vm.dirty_background_ratio)"
+old_vm=("vm.dirty_writeback_centisecs=$(sysctl -n vm.dirty_writeback_centisecs)"
+	"vm.dirty_background_ratio=$(sysctl -n vm.dirty_background_ratio)"
 	"vm.dirty_ratio=$(sysctl -n vm.dirty_ratio)")
 old_buf=$(awk '{ print $1 }' $tracing/buffer_size_kb)
 # Only the rounds of the passes and of the works without a superblock
@@ -288,7 +300,47 @@ END {
 	ktap_test_result "$regime: the flush has ended by the last third of the syncfs(2) loop" [ "$late" = 0 ]
 }
 
+# starved: the flush requested while eight syncfs(2) loops on B keep a
+# work queued nearly all the time, A's data left dirty for it alone.
+starved()
+{
+	local dirty_kb left_kb t=0 i
+
+	sysctl -q vm.dirty_bytes=$((512 << 20)) vm.dirty_background_bytes=$((384 << 20)) \
+		vm.dirty_writeback_centisecs=0
+	dd if=/dev/zero of="$mnt_a/starved" bs=1M count=128 status=none ||
+		ktap_exit_fail_msg "cannot write on A"
+	for i in 1 2 3 4 5 6 7 8; do
+		( while sync -f "$mnt_b"; do :; done ) &
+		loops+=" $!"
+	done
+	sleep 1
+	dirty_kb=$(awk '$1 == "BdiReclaimable:" { print $2 }' "$dbg/stats")
+	ktap_test_result "starved: A had 64 MiB or more dirty when the flush was requested" \
+		[ "${dirty_kb:-0}" -ge 65536 ]
+	# A new non-zero interval wakes every flusher with a start-all flush
+	# (dirty_writeback_centisecs_handler()); 0 again keeps kupdate off.
+	sysctl -q vm.dirty_writeback_centisecs=500 && sysctl -q vm.dirty_writeback_centisecs=0
+	while :; do
+		left_kb=$(awk '$1 == "BdiReclaimable:" { print $2 }' "$dbg/stats")
+		[ "${left_kb:-0}" -ge 4096 ] && [ "$t" -lt "$loop_s" ] || break
+		sleep 1
+		t=$((t + 1))
+	done
+	# shellcheck disable=SC2086
+	kill $loops 2>/dev/null
+	# shellcheck disable=SC2086
+	wait $loops 2>/dev/null
+	loops=''
+	ktap_print_msg "starved: $dirty_kb kB dirty at the request, $left_kb kB after $t s of the loops"
+	ktap_test_result "starved: the flush writes A's data while syncfs(2) of B runs in loops" \
+		[ "${left_kb:-0}" -lt 4096 ]
+	rm -f "$mnt_a/starved"
+	sync
+}
+
 run quiet
 run throttled
 run second
+starved
 ktap_finished
