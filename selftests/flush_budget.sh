@@ -50,7 +50,10 @@
 #     gap in them, as 6.12's, which never yields, does (the review of
 #     patch 14's first version: a flush that yields before it has
 #     written anything since it resumed stays pending as long as works
-#     keep coming, and the data stays dirty).
+#     keep coming, and the data stays dirty).  Not yet seen to fail: 6
+#     passed on patches 1-13, on patch 14's first version and on the
+#     fixture (6 s each; in the lab's guest the works leave the flush
+#     gaps), so it guards the behaviour without proving the fix.
 # 2 and 3 are a SKIP if the flush never yielded to a queued work (6.12
 # and patches 1-13: it does not yield; nothing to test) or never ran; a
 # flush round with another reason (sync(2) joined a flush that reclaim
