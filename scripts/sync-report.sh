@@ -156,7 +156,7 @@ else
 	# What the header of the report says, for -R.
 	declare -p vanilla_name profile runs secs cell_secs writer writers kernels mount_opts every_cell >"$out/params"
 	tsv=$out/results.tsv
-	printf 'kernel\tfstype\tnr_fs\trun\tsync_seconds\tdirty_bytes\twritten_bytes\tbound_seconds\tcpu_idle_pct\tdisk_busy_pct\twrite_requests\thost_disk_busy_pct\trate_bound_seconds\tcalib_rate_bytes_s\tdirty_thresh_bytes\tbg_thresh_bytes\tpass_bytes\tkick_bytes\tbackground_bytes\tperiodic_bytes\tother_wb_bytes\tpasses_seconds\ttrace_lost\n' >"$tsv"
+	printf 'kernel\tfstype\tnr_fs\trun\tsync_seconds\tdirty_bytes\twritten_bytes\tbound_seconds\tcpu_idle_pct\tdisk_busy_pct\twrite_requests\thost_disk_busy_pct\trate_bound_seconds\tcalib_rate_bytes_s\tdirty_thresh_bytes\tbg_thresh_bytes\tpass_bytes\tkick_bytes\tbackground_bytes\tperiodic_bytes\tother_wb_bytes\tpasses_seconds\ttrace_lost\tmeta_bytes\n' >"$tsv"
 
 	# The boots: each cell's kernels, less the halves that sync there
 	# as vanilla does (unless -a).
@@ -219,9 +219,9 @@ else
 					v["written_bytes"], v["bound_seconds"], v["cpu_idle_pct"], v["disk_busy_pct"],
 					v["write_requests"], hbusy, v["rate_bound_seconds"],
 					v["calib_rate_bytes_s"], v["dirty_thresh_bytes"], v["bg_thresh_bytes"]
-				printf "\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v["pass_bytes"], v["kick_bytes"],
+				printf "\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v["pass_bytes"], v["kick_bytes"],
 					v["background_bytes"], v["periodic_bytes"], v["other_wb_bytes"],
-					v["passes_seconds"], v["trace_lost"]
+					v["passes_seconds"], v["trace_lost"], v["meta_bytes"]
 				printf "  run %s %s: sync %.2f s, %.1f MiB dirty at start, %.1f MiB written in %s requests, bound %.2f s (%s s at the disks\047 rate), CPU idle %s %%, disk busy %s %%, host disk busy %s %%\n",
 					v["run"], label, v["sync_seconds"], v["dirty_bytes"] / 1048576,
 					v["written_bytes"] / 1048576, v["write_requests"] == "" ? "?" : v["write_requests"],
@@ -508,9 +508,12 @@ done >"$phases"
 			"what the disks wrote during the sync; then the writeback works'" \
 			"data by who queued them: the WB_SYNC_ALL passes, sync(2)'s" \
 			"WB_SYNC_NONE kick, background and kupdate writeback, any other;" \
-			"other writes: written less the works' data (the journal, metadata" \
-			"not written through a block device's page cache, and what was" \
-			"already in flight at the call); post-call: the works' data less the" \
+			"journal: the REQ_META writes, which jbd2's journal and xfs's log" \
+			"are (- for runs traced before it was counted); other writes:" \
+			"written less the works' data and the journal (metadata not" \
+			"written through a block device's page cache, data ext4's journal" \
+			"commit writes itself, and what was already in flight at the" \
+			"call); post-call: the works' data less the" \
 			"data dirty at the call, mostly data dirtied after the call, which" \
 			"sync(2) does not have to write.  Both are differences, estimates" \
 			"off by tens of MB either way: I/O in flight at the call makes" \
@@ -518,8 +521,8 @@ done >"$phases"
 			"or that were still in flight at the end make it larger.  Passes:" \
 			"seconds from the first pass's start to the last one's end."
 		echo
-		echo "| fs | busy fs | kernel | sync (s) | passes (s) | dirty | written | passes | kick | background, kupdate | other works | other writes | post-call | trace events lost |"
-		echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+		echo "| fs | busy fs | kernel | sync (s) | passes (s) | dirty | written | passes | kick | background, kupdate | other works | journal | other writes | post-call | trace events lost |"
+		echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 		tail -n +2 "$tsv" | awk -F'\t' -v kernels="$kernels" "$AWK_MEDIAN$AWK_BUSY"'
 		$17 != "" {
 			key = $2 "\t" $3 "\t" $1; i = ++cnt[key]
@@ -528,8 +531,10 @@ done >"$phases"
 			v[key, 1, i] = $5; v[key, 2, i] = $22; v[key, 3, i] = $6 / 1e6
 			v[key, 4, i] = $7 / 1e6; v[key, 5, i] = $17 / 1e6; v[key, 6, i] = $18 / 1e6
 			v[key, 7, i] = ($19 + $20) / 1e6; v[key, 8, i] = $21 / 1e6
-			v[key, 9, i] = ($7 - works) / 1e6
-			v[key, 10, i] = (works > $6 ? works - $6 : 0) / 1e6
+			if ($24 == "") nometa[key] = 1
+			v[key, 9, i] = $24 / 1e6
+			v[key, 10, i] = ($7 - works - $24) / 1e6
+			v[key, 11, i] = (works > $6 ? works - $6 : 0) / 1e6
 			lost[key] += $23
 		}
 		END {
@@ -546,9 +551,12 @@ done >"$phases"
 			for (i = 1; i <= o; i++) {
 				key = order[i]; split(key, c, "\t")
 				line = sprintf("| %s | %s | %s |", c[1], busy(c[2]), c[3])
-				for (m = 1; m <= 10; m++) {
+				for (m = 1; m <= 11; m++) {
 					for (r = 1; r <= cnt[key]; r++) x[r] = v[key, m, r]
-					line = line sprintf(m <= 2 ? " %.2f |" : " %.0f |", median(x, cnt[key]))
+					if (m == 9 && nometa[key])
+						line = line " - |"
+					else
+						line = line sprintf(m <= 2 ? " %.2f |" : " %.0f |", median(x, cnt[key]))
 				}
 				print line " " lost[key] " |"
 			}
@@ -564,9 +572,18 @@ done >"$phases"
 			"post-call data is not.  The seconds are the post-call data's share" \
 			"of the sync at the rate the disks wrote: on one disk, about what" \
 			"leaving it out would save; on separate disks at most that, as a" \
-			"disk may write post-call data while it waits for its pass."
+			"disk may write post-call data while it waits for its pass.  Then" \
+			"why it remains: who wrote it, of background writeback and the" \
+			"kick the larger, and the passes where the cutoff is not enabled," \
+			"and whether sync(2) needs it (lab.rst, \"Who wrote what\")."
 		echo
-		tail -n +2 "$tsv" | awk -F'\t' "$AWK_MEDIAN$AWK_BUSY"'
+		# the filesystems the cutoff is enabled on (the others keep
+		# 6.12's selection)
+		cutoff_fs=" "
+		for f in ext4 xfs vfat exfat ext2; do
+			! kernel_changes_fs cutoff "$f" || cutoff_fs+="$f "
+		done
+		tail -n +2 "$tsv" | awk -F'\t' -v cutoff_fs="$cutoff_fs" "$AWK_MEDIAN$AWK_BUSY"'
 		$1 == "patched" && $17 != "" && $7 > 0 {
 			key = $2 "\t" $3; i = ++cnt[key]
 			if (!(key in seen)) { seen[key] = 1; order[++o] = key }
@@ -592,14 +609,49 @@ done >"$phases"
 				for (r = 1; r <= n; r++) { split(run[key, r], f, "\t"); if (f[5] == med_s) break }
 				works = f[17] + f[18] + f[19] + f[20] + f[21]
 				post = works > f[6] ? works - f[6] : 0
+				if (f[24] == "")
+					others = sprintf("%.0f MB of other writes (journal, metadata, in flight at the call)",
+						(f[7] - works) / 1e6)
+				else
+					others = sprintf("%.0f MB of journal (REQ_META), %.0f MB of other writes" \
+						" (metadata, in flight at the call)", f[24] / 1e6, (f[7] - works - f[24]) / 1e6)
 				printf "- %s, %s: %.2f times the rate bound.  The run of %.1f s: the disks wrote %.0f MB:" \
-					" %.0f MB dirty at the call, %.0f MB of other writes (journal, metadata, in flight" \
-					" at the call), %.0f MB (%.0f %%) post-call, %.1f s of the sync.  The works wrote" \
+					" %.0f MB dirty at the call, %s, %.0f MB (%.0f %%) post-call, %.1f s of the sync." \
+					"  The works wrote" \
 					" %.0f MB in the passes (%.1f s), %.0f MB in sync(2)\047s kick, %.0f MB in" \
 					" background and kupdate writeback.\n",
-					c[1], busy(c[2]), ratio, f[5], f[7] / 1e6, f[6] / 1e6, (f[7] - works) / 1e6,
+					c[1], busy(c[2]), ratio, f[5], f[7] / 1e6, f[6] / 1e6, others,
 					post / 1e6, 100 * post / f[7], f[5] * post / f[7], f[17] / 1e6, f[22],
 					f[18] / 1e6, (f[19] + f[20]) / 1e6
+				# who wrote it: of the works besides the passes, the one
+				# that wrote the most; and the passes where they select
+				# post-call inodes (no cutoff on this filesystem)
+				bg = f[19] + f[20]
+				if (post == 0)
+					why = " no post-call data beyond the estimate\047s error; the rest is" \
+						" the journal and metadata."
+				else if (bg >= f[18])
+					why = sprintf(" background and kupdate writeback wrote more than" \
+						" sync(2)\047s kick (%.0f against %.0f MB): the flusher writing" \
+						" for the writers held at the dirty limits, not for sync(2)," \
+						" which neither queues nor waits for it but shares the disks" \
+						" with it.  sync(2) does not need it; holding it back during a" \
+						" sync would leave the writers at the dirty limit waiting on the" \
+						" sync\047s own writes (not done).", bg / 1e6, f[18] / 1e6)
+				else
+					why = sprintf(" sync(2)\047s WB_SYNC_NONE kick wrote more than" \
+						" background and kupdate writeback (%.0f against %.0f MB): it" \
+						" writes what is dirty when it runs, post-call data included, up" \
+						" to its budget (patch 14); sync(2) does not need the post-call" \
+						" part.", f[18] / 1e6, bg / 1e6)
+				if (index(cutoff_fs, " " c[1] " ") == 0)
+					why = why sprintf("  And the cutoff is not enabled on %s, which has" \
+						" no journal (a rename after the call would leave a pre-call" \
+						" file in no directory after a crash; sync-cutoff.rst, section" \
+						" 3): its passes select what 6.12\047s do, post-call inodes" \
+						" included, which sync(2) needs there while skipping them can" \
+						" split a rename.", c[1])
+				print "  Why it remains:" why
 			}
 		}'
 	fi

@@ -33,7 +33,8 @@
 # syncfs(2); kick_bytes, sync(2)'s WB_SYNC_NONE flush of every disk;
 # background_bytes and periodic_bytes, background and kupdate writeback;
 # other_wb_bytes, any other work; passes_seconds, from the first pass's
-# start to the last pass's end (writeback_account.sh); trace_lost, events
+# start to the last pass's end; meta_bytes, REQ_META writes issued (the
+# journal or log; writeback_account.sh); trace_lost, events
 # the trace lost (the counts are then short).  What the disks wrote
 # beyond the works' data is the journal, metadata and inodes.  With
 # SYNC_MEASURE_STACKS=FILE, once a second during the sync the requests in

@@ -14,6 +14,8 @@
 #                  ...)
 #   passes_seconds=  from the first WB_SYNC_ALL round's start to the last
 #                  one's end (0 without one)
+#   meta_bytes=    REQ_META writes issued (block_rq_issue, "M" in rwbs):
+#                  jbd2's journal and xfs's log, which no work writes
 # A round of a work is a writeback_start .. writeback_written of one wb
 # (bdi and cgroup: a wb runs one work at a time), and wrote the drop of
 # the work's nr_pages between the two.  A round that began before the
@@ -30,6 +32,13 @@ function pages(a, b,   d) {
 	if (length(a) < 16) return a - b
 	d = substr(a, length(a) - 11) - substr(b, length(b) - 11)
 	return d < 0 ? d + 1e12 : d
+}
+# rwbs and the bytes of the request follow the device: 254,0 WSM 4096 ...
+/ block_rq_issue: / {
+	for (i = 1; i < NF && $i != "block_rq_issue:"; i++)
+		;
+	if ($(i + 2) ~ /W/ && $(i + 2) ~ /M/) meta += $(i + 3)
+	next
 }
 / writeback_(start|written): bdi / {
 	for (i = 1; i <= NF; i++)
@@ -51,6 +60,6 @@ function pages(a, b,   d) {
 	else other += w
 }
 END {
-	printf "pass_bytes=%.0f kick_bytes=%.0f background_bytes=%.0f periodic_bytes=%.0f other_wb_bytes=%.0f passes_seconds=%.3f\n",
-		pass * page, kick * page, bg * page, per * page, other * page, first == "" ? 0 : last - first
+	printf "pass_bytes=%.0f kick_bytes=%.0f background_bytes=%.0f periodic_bytes=%.0f other_wb_bytes=%.0f passes_seconds=%.3f meta_bytes=%.0f\n",
+		pass * page, kick * page, bg * page, per * page, other * page, first == "" ? 0 : last - first, meta
 }' "$1"
