@@ -634,7 +634,8 @@ done >"$phases"
 					why = sprintf(" background and kupdate writeback wrote more than" \
 						" sync(2)\047s kick (%.0f against %.0f MB): the flusher writing" \
 						" for the writers held at the dirty limits, not for sync(2)," \
-						" which neither queues nor waits for it but shares the disks" \
+						" which does not queue it and waits for it only while a pass" \
+						" is queued behind a round in progress, but shares the disks" \
 						" with it.  sync(2) does not need it; holding it back during a" \
 						" sync would leave the writers at the dirty limit waiting on the" \
 						" sync\047s own writes (not done).", bg / 1e6, f[18] / 1e6)
