@@ -248,11 +248,11 @@ expect_error "sync-report.sh refuses an unknown kernel" "unknown kernel 'nightly
 expect_error "sync-report.sh refuses kernels without patched" "must include patched" \
 	"$top/scripts/sync-report.sh" -k "vanilla cutoff"
 
-# The report says why the patched sync wrote more than its data, from who
-# wrote the most (fixture results: exfat's passes, ext4's background
-# writeback and kick; xfs within 1.2 of the rate bound), and splits the
-# journal (REQ_META) from the other writes where the runs counted it
-# (not exfat's).
+# The report says why the patched sync wrote more than its data (fixture
+# results: background writeback on ext4 x4 and exfat, where the passes
+# also select post-call inodes; the kick on ext4 x2s; xfs within 1.2 of
+# the rate bound), and splits the journal (REQ_META) from the other
+# writes where the runs counted it (not exfat's).
 why_ok()
 {
 	local md=$tmp/sync-report/report.md
