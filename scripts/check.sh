@@ -155,14 +155,15 @@ fi
 
 # The guest selftests; guest-tests writes NAME.tap for each.  KASAN and
 # lockdep make the debug guest several times slower.
-guest_timeout=900
+guest_timeout=1200
 [ "$debug" = 0 ] || guest_timeout=3600
 guest_progs=("$WBSYNC_TOP/output/selftests/smoke_test"
 	     "$WBSYNC_TOP/selftests/module_test.sh"
 	     "$WBSYNC_TOP/selftests/module_stress.sh"
 	     "$WBSYNC_TOP/selftests/sync_file_range.sh"
 	     "$WBSYNC_TOP/selftests/wait_inodes/wait_inodes_test.sh"
-	     "$WBSYNC_TOP/selftests/sync_new_inodes.sh")
+	     "$WBSYNC_TOP/selftests/sync_new_inodes.sh"
+	     "$WBSYNC_TOP/selftests/sync_loop_throttle.sh")
 
 # These guests load and unload wbsync.ko over and over: single-threaded
 # TCG, where no vCPU runs code that another one has just patched

@@ -636,9 +636,11 @@ done >"$phases"
 						" for the writers held at the dirty limits, not for sync(2)," \
 						" which does not queue it and waits for it only while a pass" \
 						" is queued behind a round in progress, but shares the disks" \
-						" with it.  sync(2) does not need it; holding it back during a" \
-						" sync would leave the writers at the dirty limit waiting on the" \
-						" sync\047s own writes (not done).", bg / 1e6, f[18] / 1e6)
+						" with it.  sync(2) does not need what it writes, but needs it to" \
+						" go on: held back during a sync, it leaves the writers at the" \
+						" dirty limit until the sync ends, a loop device\047s worker that" \
+						" the sync waits for among them (a draft that did so deadlocked;" \
+						" sync-cutoff.rst, section 15).", bg / 1e6, f[18] / 1e6)
 				else
 					why = sprintf(" sync(2)\047s WB_SYNC_NONE kick wrote more than" \
 						" background and kupdate writeback (%.0f against %.0f MB): it" \

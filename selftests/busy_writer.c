@@ -3,13 +3,15 @@
  * busy_writer - the seed reproducer's dd writers, without a fork and exec
  * per file, so that the load is the same under TCG as on hardware.
  *
- *   busy_writer [-W WRITERS] [-s SIZE] [-F FILES] DIR...
+ *   busy_writer [-W WRITERS] [-s SIZE] [-F FILES] [-R] DIR...
  *
  * In each DIR, WRITERS processes (10 in the seed) each create DIR/dirI/J
  * for J = 0 .. FILES-1 (40000), writing SIZE bytes (16 KiB) in 4 KiB
- * write(2)s as "dd bs=4k count=4" does.  Runs until every writer is
- * done or until SIGTERM or SIGINT, then prints "files_created=N".  Exits 1
- * if a writer failed (and then stops the others), 2 on bad arguments.
+ * write(2)s as "dd bs=4k count=4" does; with -R, they then start over at
+ * J = 0 (O_TRUNC: the same files rewritten, in the same space).  Runs
+ * until every writer is done or until SIGTERM or SIGINT, then prints
+ * "files_created=N" (rewrites included).  Exits 1 if a writer failed (and
+ * then stops the others), 2 on bad arguments.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -51,7 +53,7 @@ static long parse(const char *arg, const char *what, long max)
 }
 
 /* One writer: the dd loop of the seed script.  Returns an exit status. */
-static int writer(const char *dir, long files, long size,
+static int writer(const char *dir, long files, long size, int rewrite,
 		  unsigned long *created)
 {
 	char buf[BLOCK], path[PATH_MAX + 24];
@@ -81,6 +83,8 @@ static int writer(const char *dir, long files, long size,
 		}
 		close(fd);
 		__atomic_add_fetch(created, 1, __ATOMIC_RELAXED);
+		if (rewrite && j == files - 1)
+			j = -1;
 	}
 	return 0;
 }
@@ -91,11 +95,11 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	unsigned long *created;
 	sigset_t mask, old;
-	int opt, d, w, status, ret = 0;
+	int opt, d, w, status, ret = 0, rewrite = 0;
 	pid_t *pids;
 	long nproc, running;
 
-	while ((opt = getopt(argc, argv, "W:s:F:")) != -1) {
+	while ((opt = getopt(argc, argv, "W:s:F:R")) != -1) {
 		switch (opt) {
 		case 'W':
 			writers = parse(optarg, "writer count", 64);
@@ -106,9 +110,12 @@ int main(int argc, char **argv)
 		case 'F':
 			files = parse(optarg, "file count", 10000000);
 			break;
+		case 'R':
+			rewrite = 1;
+			break;
 		default:
 			fprintf(stderr,
-				"usage: busy_writer [-W WRITERS] [-s SIZE] [-F FILES] DIR...\n");
+				"usage: busy_writer [-W WRITERS] [-s SIZE] [-F FILES] [-R] DIR...\n");
 			return 2;
 		}
 	}
@@ -149,7 +156,7 @@ int main(int argc, char **argv)
 			}
 			if (!pid) {
 				sigprocmask(SIG_SETMASK, &old, NULL);
-				_exit(writer(dir, files, size, created));
+				_exit(writer(dir, files, size, rewrite, created));
 			}
 			pids[(d - optind) * writers + w] = pid;
 		}
