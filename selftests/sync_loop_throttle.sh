@@ -50,7 +50,7 @@ done
 [ "$(id -u)" = 0 ] || skip_all "needs root"
 read -r -a disks <<<"${WBSYNC_DISKS:-}"
 [ -b "${disks[1]:-}" ] || skip_all "needs 2 disks in WBSYNC_DISKS"
-for c in losetup dmsetup mkfs.ext4 fsck.ext4; do
+for c in losetup dmsetup mkfs.ext4 e2fsck; do
 	command -v "$c" >/dev/null || skip_all "no $c"
 done
 busy_writer=${BUSY_WRITER:-${WBSYNC_BIN:-$here}/busy_writer}
@@ -179,13 +179,13 @@ fi
 
 ok=1
 umount "$upper" && rmdir "$upper" && upper=''
-fsck.ext4 -fn "$loop" >/dev/null 2>&1 || ok=0
+e2fsck -fn "$loop" >/dev/null 2>&1 || ok=0
 losetup -d "$loop" && loop=''
 umount "$middle" && rmdir "$middle" && middle=''
-fsck.ext4 -fn "/dev/mapper/$dm" >/dev/null 2>&1 || ok=0
+e2fsck -fn "/dev/mapper/$dm" >/dev/null 2>&1 || ok=0
 dmsetup remove "$dm" && dm_made=''
 umount "$lower" && rmdir "$lower" && lower=''
-fsck.ext4 -fn "$disk" >/dev/null 2>&1 || ok=0
+e2fsck -fn "$disk" >/dev/null 2>&1 || ok=0
 if [ "$ok" = 1 ]; then
 	ktap_test_pass "the three filesystems check clean"
 else
