@@ -206,13 +206,16 @@ mode_table()
 # hdd is one SATA spindle (IOPS-bound: ~150 random IOPS, ~100 MiB/s
 # streaming); usb a USB stick or SD card (150 IOPS, 20 MiB/s), also the
 # disk that keeps a TCG guest, whose CPU is many times slower than the
-# host's, disk-bound as a real machine with an hdd is.
-PROFILES="none ssd hdd usb"
+# host's, disk-bound as a real machine with an hdd is; sdcard an SD card
+# of speed class 4 (150 IOPS, 4 MiB/s), the disk vfat and exfat are made
+# for, and slow enough that their TCG guests wait on it.
+PROFILES="none ssd hdd usb sdcard"
 profile_throttle()
 {
 	case $1 in
 	hdd) echo "throttling.iops-total=150,throttling.bps-total=$((100 << 20))" ;;
 	usb) echo "throttling.iops-total=150,throttling.bps-total=$((20 << 20))" ;;
+	sdcard) echo "throttling.iops-total=150,throttling.bps-total=$((4 << 20))" ;;
 	ssd) echo "throttling.iops-total=20000,throttling.bps-total=$((500 << 20))" ;;
 	none) echo ;;
 	*) return 1 ;;
@@ -225,7 +228,7 @@ profile_throttle()
 profile_device()
 {
 	case $1 in
-	hdd | usb) echo "num-queues=1" ;;
+	hdd | usb | sdcard) echo "num-queues=1" ;;
 	*) echo ;;
 	esac
 }

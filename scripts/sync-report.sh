@@ -11,8 +11,12 @@
 # many disks and runs selftests/sync_busy.sh RUNS times.  A cell is
 # FSTYPE x each -n value, or FSTYPE:NR given in -f; an NR of "2s" puts
 # the filesystems on partitions of one disk (one bdi: the seed's layout);
-# FSTYPE:NR:SECONDS writes for SECONDS in that cell instead of -t's.
-# Writes OUTDIR/results.tsv (one line per run), OUTDIR/report.md
+# FSTYPE:NR:SECONDS writes for SECONDS in that cell instead of -t's,
+# FSTYPE:NR:SECONDS:PROFILE also boots it with PROFILE's disks instead
+# of -p's, FSTYPE:NR:SECONDS:PROFILE:DIRTY_MIB also sets the dirty limit
+# to DIRTY_MIB MiB (sync_busy.sh -d); an FSTYPE:NR may be given once, as
+# the results are keyed by it.  Writes OUTDIR/results.tsv (one line per
+# run), OUTDIR/report.md
 # (min/median/max sync seconds, the ratio vanilla/patched of the medians,
 # the bounds, the model's prediction beside the measurement; with -c and
 # a wbsync configuration, the sync's time phase by phase from wbsync.ko's
@@ -20,16 +24,23 @@
 # prints the table.  Every sync is traced (sync_busy.sh's SYNC_BUSY_TRACE:
 # the writeback works, block requests and jbd2 commits, a few events a
 # millisecond), for the account of who wrote what during it, the time the
-# patched sync spent on post-call data, and where the model is wrong.  Defaults (make demo's): -f "ext4:4 ext4:2s vfat:4:5
-# exfat:4:1" -k "vanilla for_sync cutoff patched" -r 3 -t 10 -W 2 -p usb
-# -o output/report -w c (busy_writer, the seed's dd loops without a fork
-# per file; the dd loops themselves, -w dd, dirty so little under TCG
-# that vfat stays almost idle).  -W 2 writers per filesystem (the seed
-# has 10) on usb disks (20 MiB/s) leave the guest's CPU idle part of the
-# time, so that the disks set the pace as on real hardware; vfat and
-# exfat write for less time because their 6.12 sync writes each new
-# inode alone, at the disk's 150 IOPS.  -n (default 4) applies to a bare
-# FSTYPE.  --short is the make check mode: -f ext4 -n 2 -r 3 -t 5 -k
+# patched sync spent on post-call data, and where the model is wrong.
+# Defaults (make demo's): -f "ext4:4 ext4:2s vfat:4:5:sdcard:64
+# exfat:4:1:sdcard:64" -k "vanilla for_sync cutoff patched" -r 3 -t 10
+# -W 2 -p usb -o output/report -w c (busy_writer, the seed's dd loops
+# without a fork per file; the dd loops themselves, -w dd, dirty so
+# little under TCG that vfat stays almost idle).  -W 2 writers per
+# filesystem (the seed has 10) on usb disks (20 MiB/s) leave the guest's
+# CPU idle part of the time, so that the disks set the pace as on real
+# hardware.  vfat and exfat write for less time because their 6.12 sync
+# writes each new inode alone, at the disk's 150 IOPS.  Their writers
+# dirty only about 7 MB/s a filesystem under TCG, less than a usb disk
+# writes, and reach the default dirty limits only after many seconds:
+# the guest's CPU, not the disks, sets the pace of their sync.  On
+# sdcard disks (4 MiB/s) with a dirty limit of 64 MiB they reach the
+# limits within seconds, as writers on a real machine do (lab.rst, "Why
+# vfat and exfat run on sdcard disks").  -n (default 4) applies to a
+# bare FSTYPE.  --short is the make check mode: -f ext4 -n 2 -r 3 -t 5 -k
 # "vanilla patched".  The kernels are the lab's builds (build-kernel.sh);
 # with -s, "vanilla" is Debian's stock kernel of the same source instead
 # (another config: fine for a smoke run, not for the numbers).  -c runs
@@ -51,7 +62,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-fstypes="ext4:4 ext4:2s vfat:4:5 exfat:4:1" nrs=4 runs=3 secs=10 writer=c writers=2 profile=usb
+fstypes="ext4:4 ext4:2s vfat:4:5:sdcard:64 exfat:4:1:sdcard:64" nrs=4 runs=3 secs=10 writer=c writers=2 profile=usb
 kernels="vanilla for_sync cutoff patched"
 out=$WBSYNC_TOP/output/report
 if [ "${1:-}" = --short ]; then
@@ -81,24 +92,35 @@ while getopts f:n:r:t:w:W:p:o:sc:k:am:R: opt; do
 done
 [ $OPTIND -gt $# ] || usage_error "$usage"
 [ -n "$fstypes" ] && [ -n "$nrs" ] || usage_error "-f and -n need at least one value"
-# The cells, "FSTYPE NR SECONDS" each: -f FSTYPE:NR is that one cell, a
+# The cells, "FSTYPE NR SECONDS PROFILE DIRTY_MIB" each (DIRTY_MIB "-":
+# the kernel's limits): -f FSTYPE:NR is that one cell, a
 # bare FSTYPE one cell per -n value.  NR is 1 to 5 busy filesystems on as
 # many disks, or with "s" (2s) on as many partitions of one disk.
-# FSTYPE:NR:SECONDS writes for SECONDS in that cell instead of -t's.
-cell_list=() cell_secs=
+# FSTYPE:NR:SECONDS[:PROFILE[:DIRTY_MIB]] writes for SECONDS in that cell
+# instead of -t's (on PROFILE's disks instead of -p's, with a dirty limit
+# of DIRTY_MIB MiB instead of the kernel's).
+cell_list=() cell_secs='' cell_profiles='' cell_dirty=''
 for f in $fstypes; do
-	IFS=: read -r ft fn fs extra <<<"$f"
+	IFS=: read -r ft fn fs fp fd extra <<<"$f"
 	case $ft in
 	ext4|xfs|vfat|exfat|ext2) ;;
 	*) usage_error "unknown filesystem type '$ft' (ext4, xfs, vfat, exfat, ext2)" ;;
 	esac
 	[ -z "$extra" ] && { [ -z "$fs" ] || [[ "$fs" =~ ^[1-9][0-9]*$ ]]; } ||
-		usage_error "a cell is FSTYPE, FSTYPE:NR or FSTYPE:NR:SECONDS, not '$f'"
+		usage_error "a cell is FSTYPE[:NR[:SECONDS[:PROFILE[:DIRTY_MIB]]]], not '$f'"
+	[ -z "$fp" ] || profile_check "$fp"
+	[ -z "$fd" ] || [[ "$fd" =~ ^[1-9][0-9]{0,5}$ ]] ||
+		usage_error "a cell's dirty limit is a number of MiB (1 to 999999), not '$fd'"
 	for n in ${fn:-$nrs}; do
 		[[ "$n" =~ ^[1-5]s?$ ]] ||
 			usage_error "a number of filesystems must be 1 to 5 (2s: partitions of one disk), not '$n'"
-		cell_list+=("$ft $n ${fs:-$secs}")
+		[[ " ${cell_list[*]} " != *" $ft $n "* ]] ||
+			usage_error "the cell $ft:$n is given twice (the results are keyed by FSTYPE:NR)"
+		cell_list+=("$ft $n ${fs:-$secs} ${fp:-$profile} ${fd:--}")
 		[ -z "$fs" ] || cell_secs+="${cell_secs:+, }$ft x$n: $fs s"
+		[ -z "$fp" ] || [ "$fp" = "$profile" ] ||
+			cell_profiles+="${cell_profiles:+, }$ft x$n: $fp"
+		[ -z "$fd" ] || cell_dirty+="${cell_dirty:+, }$ft x$n: $fd MiB"
 	done
 done
 for k in $kernels; do
@@ -117,8 +139,8 @@ profile_check "$profile"
 if [ -n "$render" ]; then
 	out=$render
 	[ -f "$out/results.tsv" ] && [ -f "$out/params" ] || die "no results.tsv and params in '$out'"
-	# params before cell seconds had none
-	cell_secs=
+	# params before cell seconds, profiles and dirty limits had none
+	cell_secs='' cell_profiles='' cell_dirty=''
 	# shellcheck source=/dev/null
 	. "$out/params"
 	tsv=$out/results.tsv failed=0
@@ -154,7 +176,7 @@ else
 	rm -rf "$out"
 	mkdir -p "$out"
 	# What the header of the report says, for -R.
-	declare -p vanilla_name profile runs secs cell_secs writer writers kernels mount_opts every_cell >"$out/params"
+	declare -p vanilla_name profile runs secs cell_secs cell_profiles cell_dirty writer writers kernels mount_opts every_cell >"$out/params"
 	tsv=$out/results.tsv
 	printf 'kernel\tfstype\tnr_fs\trun\tsync_seconds\tdirty_bytes\twritten_bytes\tbound_seconds\tcpu_idle_pct\tdisk_busy_pct\twrite_requests\thost_disk_busy_pct\trate_bound_seconds\tcalib_rate_bytes_s\tdirty_thresh_bytes\tbg_thresh_bytes\tpass_bytes\tkick_bytes\tbackground_bytes\tperiodic_bytes\tother_wb_bytes\tpasses_seconds\ttrace_lost\tmeta_bytes\n' >"$tsv"
 
@@ -174,7 +196,8 @@ else
 	done
 	cell=0 failed=0
 	for fn in "${cell_list[@]}"; do
-		read -r f n t <<<"$fn"
+		read -r f n t p d <<<"$fn"
+		[ "$d" != - ] || d=''
 		# 2G a filesystem, on its own disk or on a partition of one
 		nr=${n%s} disks=(--disks "$nr" --disk-size 2G) layout=separate
 		[ "$n" = "$nr" ] || disks=(--disks 1 --disk-size $((2 * nr))G) layout=shared
@@ -184,15 +207,15 @@ else
 			dir=$out/$f-$n-$k
 			c=kernel
 			[ "$k" != patched ] || c=$configs
-			log "[$cell/$cells] $k: $nr busy $f ($layout) on $profile disks, $runs runs of ${t} s${module:+ ($c)}"
+			log "[$cell/$cells] $k: $nr busy $f ($layout) on $p disks, $runs runs of ${t} s${d:+, dirty limit $d MiB}${module:+ ($c)}"
 			if ! "$WBSYNC_TOP/scripts/vm-run" --quiet ${boot[$k]} --out "$dir" \
-				"${disks[@]}" --profile "$profile" \
+				"${disks[@]}" --profile "$p" \
 				--timeout $((300 + runs * (t + 600))) -- \
 				env BUSY_WRITER="$WBSYNC_TOP/output/selftests/busy_writer" \
 				WBSYNC_MODULE="$module" SYNC_BUSY_TRACE=1 \
 				"$WBSYNC_TOP/selftests/sync_busy.sh" -f "$f" -n "$nr" -l "$layout" \
 				-t "$t" -r "$runs" -w "$writer" -W "$writers" -c "$c" \
-				${mount_opts:+-m "$mount_opts"}; then
+				${mount_opts:+-m "$mount_opts"} ${d:+-d "$d"}; then
 				log "  guest failed: see $dir/output and $dir/console.log"
 				failed=1
 			fi
@@ -293,8 +316,8 @@ done >"$phases"
 	echo
 	echo "Base: $(cat "$ksrc/.wbsync-base"), series: $(series_files | wc -l) patches;" \
 		"vanilla is $vanilla_name." \
-		"Disks: $profile${mount_opts:+, mounted -o $mount_opts}; $runs runs of ${secs} s of writing${cell_secs:+ (${cell_secs})} (${writer:-c (vfat: dd)} writers, ${writers:-10} per filesystem," \
-		"16 KiB files); sync seconds min / median / max.  Bound: the data dirty on the"\
+		"Disks: $profile${cell_profiles:+ (${cell_profiles})}${mount_opts:+, mounted -o $mount_opts}; $runs runs of ${secs} s of writing${cell_secs:+ (${cell_secs})} (${writer:-c (vfat: dd)} writers, ${writers:-10} per filesystem," \
+		"16 KiB files)${cell_dirty:+; dirty limit ${cell_dirty} (background writeback at half), elsewhere the default}; sync seconds min / median / max.  Bound: the data dirty on the"\
 		"busiest disk at sync start, at the disk's calibrated rate (median)." \
 		"Rate bound: each disk's data dirty at sync start over what it wrote per" \
 		"second during the sync, the largest (median); patched/rate bound is the" \
@@ -728,7 +751,7 @@ done
 gnuplot <<EOF || log "gnuplot failed; the PNG is missing"
 set terminal pngcairo size 900,500 noenhanced
 set output '$out/report.png'
-set title 'sync(2) with busy filesystems ($profile disks, median and min-max of $runs runs)'
+set title 'sync(2) with busy filesystems ($profile disks${cell_profiles:+ (${cell_profiles})}, median and min-max of $runs runs)'
 set ylabel 'sync seconds'
 set style data histogram
 set style histogram errorbars gap 1 lw 1

@@ -3,6 +3,7 @@
 #
 # sync_busy.sh [-f FSTYPE] [-n NR_FS] [-l separate|shared] [-t SECONDS]
 #              [-r RUNS] [-w dd|c] [-W WRITERS] [-c CONFIGS] [-m MOUNT_OPTIONS]
+#              [-d DIRTY_MIB]
 #
 # The seed's sync-under-load measurement, in a wbsync guest (KTAP).  Each
 # run makes FSTYPE (ext4, xfs, vfat, exfat or ext2) on the first NR_FS disks of
@@ -20,6 +21,11 @@
 #
 # -m mounts the filesystems with MOUNT_OPTIONS (mount -o).
 #
+# -d sets the dirty limit to DIRTY_MIB MiB (vm.dirty_bytes, background
+# writeback at half of it, vm.dirty_background_bytes) for the runs, and
+# restores the limits after them: writers that dirty less than their
+# disks write reach the default limits only after many seconds, or never.
+#
 # -c runs every run once per configuration, in turn, in the same boot:
 # "kernel" (no module), "wbsync" (wbsync.ko of $WBSYNC_MODULE loaded) or
 # "wbsync:KNOB=VALUE[,KNOB=VALUE]" (loaded, with its debugfs knobs set),
@@ -36,8 +42,9 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 fstype=ext4 nr=1 layout=separate secs=40 runs=1 writer=c writers=10 configs=kernel mount_opts=
-usage="usage: sync_busy.sh [-f FSTYPE] [-n NR_FS] [-l separate|shared] [-t SECONDS] [-r RUNS] [-w dd|c] [-W WRITERS] [-c CONFIGS] [-m MOUNT_OPTIONS]"
-while getopts f:n:l:t:r:w:W:c:m: opt; do
+dirty_mib=
+usage="usage: sync_busy.sh [-f FSTYPE] [-n NR_FS] [-l separate|shared] [-t SECONDS] [-r RUNS] [-w dd|c] [-W WRITERS] [-c CONFIGS] [-m MOUNT_OPTIONS] [-d DIRTY_MIB]"
+while getopts f:n:l:t:r:w:W:c:m:d: opt; do
 	case $opt in
 	f) fstype=$OPTARG ;;
 	n) nr=$OPTARG ;;
@@ -48,6 +55,7 @@ while getopts f:n:l:t:r:w:W:c:m: opt; do
 	W) writers=$OPTARG ;;
 	c) configs=$OPTARG ;;
 	m) mount_opts=$OPTARG ;;
+	d) dirty_mib=$OPTARG ;;
 	*) echo "$usage" >&2; exit 2 ;;
 	esac
 done
@@ -66,6 +74,8 @@ esac
 case $writer in dd|c) ;; *) fail "-w must be dd or c, not '$writer'" ;; esac
 [[ "$writers" =~ ^[1-9][0-9]*$ ]] || fail "-W must be a positive number, not '$writers'"
 [ "$writer" = c ] || [ "$writers" = 10 ] || fail "-W needs -w c (the seed's dd loops are 10)"
+[ -z "$dirty_mib" ] || [[ "$dirty_mib" =~ ^[1-9][0-9]{0,5}$ ]] ||
+	fail "-d must be a number of MiB (1 to 999999), not '$dirty_mib'"
 read -r -a disks <<<"${WBSYNC_DISKS:-}"
 case $layout in
 separate)
@@ -149,7 +159,33 @@ unmount_all()
 	mnts=()
 	wait_all "${pids[@]}"
 }
-trap unmount_all EXIT
+# The dirty limits as they were before -d, restored at exit: writing
+# the ratios back also clears the *_bytes settings.
+saved_limits=()
+restore_limits()
+{
+	local kv
+
+	for kv in "${saved_limits[@]}"; do
+		sysctl -q -w "$kv" || echo "sync_busy.sh: cannot restore $kv" >&2
+	done
+}
+trap 'unmount_all; restore_limits' EXIT
+if [ -n "$dirty_mib" ]; then
+	for k in vm.dirty_ratio vm.dirty_bytes vm.dirty_background_ratio \
+		 vm.dirty_background_bytes; do
+		v=$(sysctl -n "$k") || fail "cannot read $k"
+		# of each pair, the one that is set (the other reads 0)
+		[ "$v" = 0 ] || saved_limits+=("$k=$v")
+	done
+	# A pair both 0 could not be written back (a ratio of 0 that does
+	# not change leaves the bytes set): refuse rather than leak -d.
+	[ "${#saved_limits[@]}" = 2 ] ||
+		fail "cannot save the dirty limits (${saved_limits[*]:-none set}): not changing them"
+	sysctl -q -w vm.dirty_bytes=$((dirty_mib << 20)) \
+		vm.dirty_background_bytes=$((dirty_mib << 19)) ||
+		fail "cannot set the dirty limit to $dirty_mib MiB"
+fi
 
 # mkfs and mount the first $1 disks; the mount points go to mnts.  The
 # mounts stay one after another, in disk order: sync(2) visits the
@@ -191,6 +227,10 @@ dirty_limits()
 	$1 == "nr_dirty_background_threshold" { b = $2 }
 	END { printf "dirty_thresh_bytes=%d bg_thresh_bytes=%d\n", t * page, b * page }' /proc/vmstat
 }
+# What the kernel made of -d: the limits it throttles to.
+[ -z "$dirty_mib" ] ||
+	[ "$(dirty_limits)" = "dirty_thresh_bytes=$((dirty_mib << 20)) bg_thresh_bytes=$((dirty_mib << 19))" ] ||
+	fail "the dirty limits read $(dirty_limits), not $dirty_mib MiB and half of it"
 
 # The value of key $1 in the key=value line $2.
 field() { sed -n "s/.*\\b$1=\\([0-9.]*\\).*/\\1/p" <<<"$2"; }

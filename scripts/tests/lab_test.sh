@@ -56,7 +56,7 @@ expect_status()
 vm=("$top/scripts/vm-run" --kernel "$KERNEL" --quiet)
 
 ktap_print_header
-ktap_set_plan 62
+ktap_set_plan 67
 
 # Console scanner.
 ktap_test_result "scan-console passes a clean log" \
@@ -270,6 +270,32 @@ why_ok()
 }
 ktap_test_result "the report splits out the journal, says who wrote the post-call data and whether sync(2) needs it" why_ok
 
+# A cell's own disk profile (-f FSTYPE:NR:SECONDS:PROFILE, make demo's
+# vfat and exfat on sdcard disks) is in the report's header, which -R
+# renders from params; a bad one is refused by name.
+cell_profile_ok()
+{
+	local d=$tmp/sync-report-profile
+
+	cp -r "$fixtures/report" "$d" &&
+	printf 'declare -- %s\n' 'cell_profiles="exfat x4: sdcard"' \
+		'cell_dirty="exfat x4: 64 MiB"' >>"$d/params" &&
+	"$top/scripts/sync-report.sh" -R "$d" >/dev/null 2>&1 &&
+	grep -q ' Disks: usb (exfat x4: sdcard); ' "$d/report.md" &&
+	grep -q '; dirty limit exfat x4: 64 MiB (background writeback at half), elsewhere the default; ' "$d/report.md"
+}
+ktap_test_result "a cell's own disk profile and dirty limit are in the report's header" cell_profile_ok
+expect_error "sync-report.sh refuses a cell's unknown disk profile" "unknown disk profile 'floppy'" \
+	"$top/scripts/sync-report.sh" -f vfat:4:5:floppy
+expect_error "sync-report.sh refuses a cell's dirty limit that is not a number of MiB" \
+	"a cell's dirty limit is a number of MiB (1 to 999999), not '64M'" \
+	"$top/scripts/sync-report.sh" -f vfat:4:5:sdcard:64M
+expect_error "sync-report.sh refuses a cell given twice" "the cell vfat:4 is given twice" \
+	"$top/scripts/sync-report.sh" -f "vfat:4:5:sdcard vfat:4:15:sdcard"
+expect_error "sync_busy.sh refuses a dirty limit of 0 before it touches a disk or sysctl" \
+	"-d must be a number of MiB (1 to 999999), not '0'" \
+	"$top/selftests/sync_busy.sh" -d 0
+
 # make dkms-tree: exactly the tracked Kbuild, dkms.conf and module/, which
 # build against the kernel as DKMS builds them.
 dkms_tree_ok()
@@ -331,7 +357,7 @@ usage_status_ok()
 	local c bad=0 rc
 
 	for c in "sync-report.sh -Z" "sync-report.sh -r x" "sync-report.sh -W 0" \
-		 "sync-report.sh -f ext4:4:x" "sync-report.sh -f ext4:4:5:1" "sfr-report.sh -Z" \
+		 "sync-report.sh -f ext4:4:x" "sync-report.sh -f ext4:4:5:usb:64:1" "sfr-report.sh -Z" \
 		 "pgbench-report.sh -Z" "pgbench-report.sh -r 0" "pgbench-report.sh -c x" \
 		 "pgbench-report.sh -p floppy" "pgbench-report.sh extra" \
 		 "wait-inodes-report.sh -p floppy" "module-overhead.sh -n 9" \
