@@ -146,10 +146,21 @@ if [ -n "$render" ]; then
 	tsv=$out/results.tsv failed=0
 	ksrc=$("$WBSYNC_TOP/scripts/prepare-tree.sh" --vanilla)
 else
+	# The boots: each cell's kernels, less the halves that sync there
+	# as vanilla does (unless -a).
+	runs_of()
+	{
+		local k
+
+		for k in $kernels; do
+			[ "$every_cell" = 1 ] || kernel_changes_fs "$k" "$1" && echo "$k"
+		done
+	}
 	declare -A boot
 	boot[patched]="--kernel $("$WBSYNC_TOP/scripts/build-kernel.sh" patched)" ||
 		die "building the patched kernel failed"
-	for k in $kernels; do
+	# A half of the series is built only if a cell boots it.
+	for k in $(for fn in "${cell_list[@]}"; do runs_of "${fn%% *}"; done | sort -u); do
 		case $k in vanilla|patched) continue ;; esac
 		boot[$k]="--kernel $("$WBSYNC_TOP/scripts/build-kernel.sh" "$k")" ||
 			die "building the $k kernel failed"
@@ -180,16 +191,6 @@ else
 	tsv=$out/results.tsv
 	printf 'kernel\tfstype\tnr_fs\trun\tsync_seconds\tdirty_bytes\twritten_bytes\tbound_seconds\tcpu_idle_pct\tdisk_busy_pct\twrite_requests\thost_disk_busy_pct\trate_bound_seconds\tcalib_rate_bytes_s\tdirty_thresh_bytes\tbg_thresh_bytes\tpass_bytes\tkick_bytes\tbackground_bytes\tperiodic_bytes\tother_wb_bytes\tpasses_seconds\ttrace_lost\tmeta_bytes\n' >"$tsv"
 
-	# The boots: each cell's kernels, less the halves that sync there
-	# as vanilla does (unless -a).
-	runs_of()
-	{
-		local k
-
-		for k in $kernels; do
-			[ "$every_cell" = 1 ] || kernel_changes_fs "$k" "$1" && echo "$k"
-		done
-	}
 	cells=0
 	for fn in "${cell_list[@]}"; do
 		cells=$((cells + $(runs_of "${fn%% *}" | wc -l)))
