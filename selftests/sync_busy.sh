@@ -162,6 +162,7 @@ unmount_all()
 # The dirty limits as they were before -d, restored at exit: writing
 # the ratios back also clears the *_bytes settings.
 saved_limits=()
+# shellcheck disable=SC2317 # called from the EXIT trap
 restore_limits()
 {
 	local kv
