@@ -189,7 +189,7 @@ else
 	# What the header of the report says, for -R.
 	declare -p vanilla_name profile runs secs cell_secs cell_profiles cell_dirty writer writers kernels mount_opts every_cell >"$out/params"
 	tsv=$out/results.tsv
-	printf 'kernel\tfstype\tnr_fs\trun\tsync_seconds\tdirty_bytes\twritten_bytes\tbound_seconds\tcpu_idle_pct\tdisk_busy_pct\twrite_requests\thost_disk_busy_pct\trate_bound_seconds\tcalib_rate_bytes_s\tdirty_thresh_bytes\tbg_thresh_bytes\tpass_bytes\tkick_bytes\tbackground_bytes\tperiodic_bytes\tother_wb_bytes\tpasses_seconds\ttrace_lost\tmeta_bytes\n' >"$tsv"
+	printf 'kernel\tfstype\tnr_fs\trun\tsync_seconds\tdirty_bytes\twritten_bytes\tbound_seconds\tcpu_idle_pct\tdisk_busy_pct\twrite_requests\thost_disk_busy_pct\trate_bound_seconds\tcalib_rate_bytes_s\tdirty_thresh_bytes\tbg_thresh_bytes\tpass_bytes\tkick_bytes\tbackground_bytes\tperiodic_bytes\tother_wb_bytes\tpasses_seconds\ttrace_lost\tmeta_bytes\tdisk_idle_seconds\tdisk_idle_unqueued_seconds\n' >"$tsv"
 
 	cells=0
 	for fn in "${cell_list[@]}"; do
@@ -243,9 +243,10 @@ else
 					v["written_bytes"], v["bound_seconds"], v["cpu_idle_pct"], v["disk_busy_pct"],
 					v["write_requests"], hbusy, v["rate_bound_seconds"],
 					v["calib_rate_bytes_s"], v["dirty_thresh_bytes"], v["bg_thresh_bytes"]
-				printf "\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v["pass_bytes"], v["kick_bytes"],
+				printf "\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v["pass_bytes"], v["kick_bytes"],
 					v["background_bytes"], v["periodic_bytes"], v["other_wb_bytes"],
-					v["passes_seconds"], v["trace_lost"], v["meta_bytes"]
+					v["passes_seconds"], v["trace_lost"], v["meta_bytes"],
+					v["disk_idle_seconds"], v["disk_idle_unqueued_seconds"]
 				printf "  run %s %s: sync %.2f s, %.1f MiB dirty at start, %.1f MiB written in %s requests, bound %.2f s (%s s at the disks\047 rate), CPU idle %s %%, disk busy %s %%, host disk busy %s %%\n",
 					v["run"], label, v["sync_seconds"], v["dirty_bytes"] / 1048576,
 					v["written_bytes"] / 1048576, v["write_requests"] == "" ? "?" : v["write_requests"],
@@ -268,16 +269,17 @@ tail -n +2 "$tsv" | sort -t$'\t' -k2,2 -k3,3 -k1,1 -k5,5g | awk -F'\t' "$AWK_MED
 function flush() {
 	if (!cnt)
 		return
-	printf "%s\t%s\t%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%s\t%s\t%s\t%s\n", f, n, k, cnt, s[1],
+	printf "%s\t%s\t%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\n", f, n, k, cnt, s[1],
 		(cnt % 2 ? s[(cnt + 1) / 2] : (s[cnt / 2] + s[cnt / 2 + 1]) / 2), s[cnt],
 		median(b, cnt), ni ? sprintf("%.0f", median(idle, ni)) : "-",
 		nb ? sprintf("%.0f", median(busy, nb)) : "-",
 		nh ? sprintf("%.0f", median(host, nh)) : "-",
 		nq ? sprintf("%.2f", median(q, nq)) : "-",
-		nq ? sprintf("%.2f", median(qr, nq)) : "-"
+		nq ? sprintf("%.2f", median(qr, nq)) : "-",
+		nw ? sprintf("%.0f", median(held, nw)) : "-"
 }
 {
-	if ($2 != f || $3 != n || $1 != k) { flush(); cnt = 0; ni = 0; nb = 0; nh = 0; nq = 0 }
+	if ($2 != f || $3 != n || $1 != k) { flush(); cnt = 0; ni = 0; nb = 0; nh = 0; nq = 0; nw = 0 }
 	f = $2; n = $3; k = $1; cnt++; s[cnt] = $5; b[cnt] = $8
 	# runs measured before the regime was recorded have no value
 	if ($9 != "") idle[++ni] = $9
@@ -285,6 +287,8 @@ function flush() {
 	if ($12 != "") host[++nh] = $12
 	# the rate bound (sync_measure.sh), and the sync of each run over it
 	if ($13 != "" && $13 != "-" && $13 > 0) { q[++nq] = $13; qr[nq] = $5 / $13 }
+	# the busiest disk idle while its flusher had work, % of the sync
+	if ($25 != "" && $5 > 0) held[++nw] = 100 * ($25 - $26) / $5
 }
 END { flush() }' >"$summary"
 
@@ -327,25 +331,31 @@ done >"$phases"
 		"Regime: the medians, over each sync, of the guest's idle CPU share" \
 		"(/proc/stat) and of the busiest disk's share of time with I/O in flight" \
 		"(io_ticks).  Writers that run flat out take any idle CPU, so a busy" \
-		"CPU alone does not make the guest's CPU the bottleneck; a cell is" \
-		"marked CPU-bound when the CPU is under 10 % idle and the busiest disk" \
-		"under 90 % busy, its CPU rather than the disk possibly setting the pace" \
-		"(a disk busy through the sync is the bottleneck).  Host: the host's" \
+		"CPU alone does not make the guest's CPU the bottleneck.  Held: the" \
+		"share of the sync the busiest disk had no request in flight while" \
+		"writeback had work on it (the trace; the rest of its idle time nothing" \
+		"was queued for it, as while sync(2) syncs another filesystem).  A cell" \
+		"is marked CPU-bound when the CPU is under 10 % idle and the busiest" \
+		"disk held for 10 % of the sync or more (runs without the trace: busy" \
+		"under 90 %), the flusher waiting for the CPU (or a lock) rather than" \
+		"the disk setting the pace.  Host: the host's" \
 		"own disk under the images, busy over the sync (median); other work" \
 		"on the host can slow every guest disk down."
 	echo
-	echo "| fs | busy fs | vanilla | patched | vanilla/patched | bound | patched/bound | rate bound | patched/rate bound | CPU idle, disk busy, host disk busy (vanilla; patched) |"
+	echo "| fs | busy fs | vanilla | patched | vanilla/patched | bound | patched/bound | rate bound | patched/rate bound | CPU idle, disk busy, held, host disk busy (vanilla; patched) |"
 	echo "|---|---|---|---|---|---|---|---|---|---|"
 	awk -F'\t' "$AWK_BUSY"'
-	function regime(idle, busy, host) {
+	function regime(idle, busy, host, held,   traced) {
 		if (idle == "" || idle == "-")
 			return "-"
+		traced = held != "" && held != "-"
 		# the guest CPU, not the disk, may set the pace
-		return idle " %, " busy " %" (host == "" || host == "-" ? "" : ", host " host " %") \
-			(idle < 10 && busy < 90 ? " (CPU-bound)" : "")
+		return idle " %, " busy " %" (traced ? ", held " held " %" : "") \
+			(host == "" || host == "-" ? "" : ", host " host " %") \
+			(idle < 10 && (traced ? held >= 10 : busy < 90) ? " (CPU-bound)" : "")
 	}
 	{ key = $1 "\t" $2; cell[key, $3] = sprintf("%.2f / %.2f / %.2f", $5, $6, $7)
-	  med[key, $3] = $6; bound[key, $3] = $8; reg[key, $3] = regime($9, $10, $11)
+	  med[key, $3] = $6; bound[key, $3] = $8; reg[key, $3] = regime($9, $10, $11, $14)
 	  qb[key, $3] = $12; qr[key, $3] = $13
 	  if (!(key in seen)) { seen[key] = 1; order[++o] = key } }
 	END {

@@ -34,8 +34,11 @@
 # background_bytes and periodic_bytes, background and kupdate writeback;
 # other_wb_bytes, any other work; passes_seconds, from the first pass's
 # start to the last pass's end; meta_bytes, REQ_META writes issued (the
-# journal or log; writeback_account.sh); trace_lost, events
-# the trace lost (the counts are then short).  What the disks wrote
+# journal or log; writeback_account.sh); disk_idle_seconds and
+# disk_idle_unqueued_seconds, the time the busiest DISK had no request
+# in flight and, of it, no writeback work to do (writeback_account.sh
+# -d: the rest is time its flusher had work and issued nothing);
+# trace_lost, events the trace lost (the counts are then short).  What the disks wrote
 # beyond the works' data is the journal, metadata and inodes.  With
 # SYNC_MEASURE_STACKS=FILE, once a second during the sync the requests in
 # flight on each DISK and the kernel stacks of the tasks in D state go to
@@ -108,9 +111,16 @@ kb_sum()
 	done <"$file"
 }
 
-trace_events="block/block_rq_issue writeback/writeback_start writeback/writeback_written
+trace_events="block/block_rq_issue block/block_rq_complete writeback/writeback_start writeback/writeback_written
 	writeback/writeback_queue_io jbd2/jbd2_start_commit jbd2/jbd2_end_commit
 	jbd2/jbd2_checkpoint jbd2/jbd2_checkpoint_stats"
+
+# mark start|end: the sync's bounds in the trace, for writeback_account.sh.
+mark()
+{
+	[ -z "${SYNC_MEASURE_TRACE:-}" ] ||
+		echo "sync_measure: $1" >/sys/kernel/tracing/trace_marker
+}
 
 # The trace buffer per CPU, in kB: a 60 s sync on five disks issues
 # some 50000 requests.  Allocated once per boot (sync_busy.sh does it
@@ -170,9 +180,10 @@ stacks()
 }
 
 [ -d /sys/kernel/debug/bdi ] || mount -t debugfs none /sys/kernel/debug
-bdis=()
+bdis=() devs=()
 for d in "$@"; do
 	read -r dev <"/sys/block/$d/dev" || exit 2
+	devs+=("$dev")
 	bdis+=("/sys/kernel/debug/bdi/$dev/stats")
 	[ -r "${bdis[-1]}" ] || { echo "sync_measure.sh: no bdi statistics for $d" >&2; exit 2; }
 done
@@ -193,19 +204,21 @@ kb_sum /proc/meminfo Dirty Writeback
 dirty=$bytes
 sample "$@"
 sect0=("${sect[@]}") ticks0=("${ticks[@]}") reqs0=$reqs idle0=$idle total0=$total
+mark start
 start=$EPOCHREALTIME
 "${cmd[@]}" || exit 1
 end=$EPOCHREALTIME
+mark end
 sample "$@"
 [ -z "$stacks_pid" ] || kill "$stacks_pid"
 trace off || { echo "sync_measure.sh: cannot save the trace to $SYNC_MEASURE_TRACE" >&2; exit 2; }
 # In microseconds, integers from here on (no bc: see sample above).
 us=$((${end//[^0-9]/} - ${start//[^0-9]/}))
 # Q: dirty / (written / time) per disk, the largest
-busiest=0 written=0 q=0
+busiest=0 written=0 q=0 bk=0
 for ((k = 0; k < ${#ticks0[@]}; k++)); do
 	t=$((ticks[k] - ticks0[k]))
-	[ "$t" -le "$busiest" ] || busiest=$t
+	[ "$t" -le "$busiest" ] || busiest=$t bk=$k
 	w=$(((sect[k] - sect0[k]) * 512))
 	written=$((written + w))
 	if [ "$q" = - ]; then
@@ -224,7 +237,7 @@ sync_s=
 secs "$us" sync_s
 acct=
 [ -z "${SYNC_MEASURE_TRACE:-}" ] ||
-	acct=" $("$here/writeback_account.sh" "$SYNC_MEASURE_TRACE") trace_lost=$lost" ||
+	acct=" $("$here/writeback_account.sh" -d "${devs[bk]}" "$SYNC_MEASURE_TRACE") trace_lost=$lost" ||
 	{ echo "sync_measure.sh: cannot read the trace $SYNC_MEASURE_TRACE" >&2; exit 2; }
 printf 'sync_seconds=%s dirty_bytes=%d max_disk_dirty_bytes=%d written_bytes=%d cpu_idle_pct=%d disk_busy_pct=%d write_requests=%d start_epoch=%s rate_bound_seconds=%s%s\n' \
 	"$sync_s" "$dirty" "$max" "$written" \

@@ -20,12 +20,71 @@
 # (bdi and cgroup: a wb runs one work at a time), and wrote the drop of
 # the work's nr_pages between the two.  A round that began before the
 # trace is not counted.
+#
+# With -d MAJ:MIN (a disk, traced with block_rq_complete as well), two
+# more, in seconds, within the sync (between sync_measure.sh's trace
+# markers "sync_measure: start" and "sync_measure: end", else the whole
+# trace), for where an idle disk's time went:
+#   disk_idle_seconds=  the disk had no request in flight
+#   disk_idle_unqueued_seconds=  of that, no round of any work ran on
+#                  the disk's bdi: nothing was queued for it (the sync
+#                  had not reached it yet, or had left it), where the
+#                  rest is time its flusher had work and issued nothing
+#                  (waiting for the CPU or a lock)
+# A request or round in flight when the trace began is counted from the
+# sync's start.
 set -u
-[ $# = 1 ] && [ -r "$1" ] || { echo "usage: writeback_account.sh TRACE (a readable file)" >&2; exit 2; }
+usage="usage: writeback_account.sh [-d MAJ:MIN] TRACE (a readable file)"
+dev=
+if [ "${1:-}" = -d ]; then
+	[[ "${2:-}" =~ ^[0-9]+:[0-9]+$ ]] || { echo "$usage" >&2; exit 2; }
+	dev=$2
+	shift 2
+fi
+[ $# = 1 ] && [ -r "$1" ] || { echo "$usage" >&2; exit 2; }
 page=$(getconf PAGESIZE) && [ -n "$page" ] || { echo "writeback_account.sh: no page size (getconf PAGESIZE)" >&2; exit 2; }
 # C locale: the timestamps have a decimal point; %.0f: mawk and busybox
 # awk print %d past 2^31 wrong
-LC_ALL=C awk -v page="$page" '
+LC_ALL=C awk -v page="$page" -v bdi="${dev:+bdi $dev: }" -v blk="${dev/:/,}" '
+function stamp(   i) {
+	for (i = 1; i <= NF; i++)
+		if ($i ~ /^[0-9]+\.[0-9]+:$/) return substr($i, 1, length($i) - 1) + 0
+}
+# The disk -d names from the last event to t: idle without requests in
+# flight, unqueued without a round on its bdi as well.
+function advance(t) {
+	if (from == "" || t <= from) return
+	if (!inflight) { idle += t - from; if (!rounds) unq += t - from }
+	from = t
+}
+blk != "" && / tracing_mark_write: sync_measure: (start|end)$/ {
+	t = stamp()
+	if (/ start$/) { idle = 0; unq = 0; from = t; in_sync = 1 }
+	else if (in_sync) { advance(t); from = ""; in_sync = 0; marked = 1 }
+	next
+}
+# Requests match by sector: one that completes unissued was in flight
+# since before the trace, and so was the disk.
+blk != "" && / block_rq_(issue|complete): / && !marked {
+	for (i = 1; i < NF && $i !~ /^block_rq_/; i++)
+		;
+	if ($(i + 1) == blk) {
+		t = stamp(); if (from == "") from = t
+		advance(t)
+		if ($i == "block_rq_issue:") { pend[$(i + 5)]++; inflight++ }
+		else if (pend[$(i + 4)] > 0) { pend[$(i + 4)]--; inflight-- }
+		else { idle = 0; unq = 0 }
+	}
+}
+# Likewise a round that ends unstarted ran since before the trace.
+/ writeback_(start|written): / && blk != "" && index($0, bdi) && !marked {
+	t = stamp(); if (from == "") from = t
+	advance(t)
+	match($0, /cgroup_ino=[0-9]+/); cg = substr($0, RSTART, RLENGTH)
+	if (/ writeback_start: /) { if (!(cg in inround)) rounds++; inround[cg] = 1 }
+	else if (cg in inround) { delete inround[cg]; rounds-- }
+	else unq = 0
+}
 # a - b for nr_pages strings: a pass starts at LONG_MAX, past the exact
 # range of awk'"'"'s doubles, so compare the last 12 digits
 function pages(a, b,   d) {
@@ -60,6 +119,9 @@ function pages(a, b,   d) {
 	else other += w
 }
 END {
-	printf "pass_bytes=%.0f kick_bytes=%.0f background_bytes=%.0f periodic_bytes=%.0f other_wb_bytes=%.0f passes_seconds=%.3f meta_bytes=%.0f\n",
+	printf "pass_bytes=%.0f kick_bytes=%.0f background_bytes=%.0f periodic_bytes=%.0f other_wb_bytes=%.0f passes_seconds=%.3f meta_bytes=%.0f",
 		pass * page, kick * page, bg * page, per * page, other * page, first == "" ? 0 : last - first, meta
+	if (blk != "")
+		printf " disk_idle_seconds=%.3f disk_idle_unqueued_seconds=%.3f", idle, unq
+	printf "\n"
 }' "$1"

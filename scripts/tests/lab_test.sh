@@ -56,7 +56,7 @@ expect_status()
 vm=("$top/scripts/vm-run" --kernel "$KERNEL" --quiet)
 
 ktap_print_header
-ktap_set_plan 67
+ktap_set_plan 70
 
 # Console scanner.
 ktap_test_result "scan-console passes a clean log" \
@@ -93,6 +93,18 @@ account_big_ok()
 ktap_test_result "writeback_account.sh counts past 2^31 bytes with mawk" account_big_ok
 expect_error "writeback_account.sh refuses a missing trace" "usage: writeback_account.sh" \
 	"$top/selftests/writeback_account.sh" "$tmp/no-such-trace"
+# The busiest disk's idle time within the sync, and of it the time no
+# work was queued for its bdi (the fixture's comment has the sums).
+idle_ok()
+{
+	local line
+
+	line=$("$top/selftests/writeback_account.sh" -d 254:16 "$fixtures/disk-idle.trace") &&
+		[ "${line#* meta_bytes=0 }" = "disk_idle_seconds=1.000 disk_idle_unqueued_seconds=0.700" ]
+}
+ktap_test_result "writeback_account.sh -d: a disk's idle time in the sync, and of it with nothing queued" idle_ok
+expect_error "writeback_account.sh -d refuses a device that is not MAJ:MIN" "usage: writeback_account.sh" \
+	"$top/selftests/writeback_account.sh" -d vdb "$fixtures/disk-idle.trace"
 # The kcsan variant: data races are summed by kcsan-report, not failed on;
 # KCSAN's assertions still fail.
 races_ok()
@@ -285,6 +297,24 @@ cell_profile_ok()
 	grep -q '; dirty limit exfat x4: 64 MiB (background writeback at half), elsewhere the default; ' "$d/report.md"
 }
 ktap_test_result "a cell's own disk profile and dirty limit are in the report's header" cell_profile_ok
+# The CPU-bound mark from the trace: exfat's runs, 0 % CPU idle and 80 %
+# busy (marked by the old rule), idle 10 s of their ~84 s; with 8.4 s of
+# it unqueued the disk was held 2 %, with none 12 %.
+held_ok()
+{
+	local d=$tmp/sync-report-held
+
+	cp -r "$fixtures/report" "$d" &&
+	awk -F'\t' -v OFS='\t' '$2 == "exfat" { $25 = 10; $26 = 8.4 } 1' \
+		"$fixtures/report/results.tsv" >"$d/results.tsv" &&
+	"$top/scripts/sync-report.sh" -R "$d" >/dev/null 2>&1 &&
+	grep -q '^| exfat | 4 | .* | -; 0 %, 80 %, held 2 %, host 1 % |$' "$d/report.md" &&
+	awk -F'\t' -v OFS='\t' '$2 == "exfat" { $25 = 10; $26 = 0 } 1' \
+		"$fixtures/report/results.tsv" >"$d/results.tsv" &&
+	"$top/scripts/sync-report.sh" -R "$d" >/dev/null 2>&1 &&
+	grep -q '^| exfat | 4 | .* | -; 0 %, 80 %, held 12 %, host 1 % (CPU-bound) |$' "$d/report.md"
+}
+ktap_test_result "the report marks a cell CPU-bound when its busiest disk sat idle with work queued" held_ok
 expect_error "sync-report.sh refuses a cell's unknown disk profile" "unknown disk profile 'floppy'" \
 	"$top/scripts/sync-report.sh" -f vfat:4:5:floppy
 expect_error "sync-report.sh refuses a cell's dirty limit that is not a number of MiB" \
