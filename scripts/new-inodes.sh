@@ -65,6 +65,7 @@ work=${out:-$WBSYNC_TOP/output/new-inodes-$name}
 mkdir -p "$work/bin" "$work/kselftest" || die "cannot create '$work'"
 work=$(cd "$work" && pwd)
 cp "$WBSYNC_TOP/selftests/sync_new_inodes.sh" "$WBSYNC_TOP/selftests/wbsync_lib.sh" \
+	"$WBSYNC_TOP/selftests/dirty_limits.sh" \
 	"$WBSYNC_TOP/output/selftests/busy_writer" "$work/bin/" &&
 	cp "$ktap" "$work/kselftest/" || die "cannot fill '$work/bin'"
 cd "$work" || exit 1

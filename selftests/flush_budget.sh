@@ -62,6 +62,8 @@
 # Needs $KSRC (ktap_helpers.sh), a disk in $WBSYNC_DISKS, ext4 tools.
 # shellcheck source=selftests/wbsync_lib.sh
 . "$(dirname "$0")/wbsync_lib.sh"
+# shellcheck source=selftests/dirty_limits.sh
+. "$(dirname "$0")/dirty_limits.sh"
 
 run_s=10 loop_s=30
 usage="usage: flush_budget.sh [-s SECONDS] [-t SECONDS]"
@@ -101,8 +103,8 @@ cleanup()
 		echo "${old_queue[0]}" >"$queue/nr_requests"
 		echo "${old_queue[1]}" >"$queue/max_sectors_kb"
 	fi
-	# the ratios, set last, put the byte limits back to 0
 	[ ${#old_vm[@]} -gt 0 ] && sysctl -q "${old_vm[@]}"
+	restore_dirty_limits
 	for p in "$mnt_a" "$mnt_b"; do
 		mountpoint -q "$p" && umount "$p"
 	done
@@ -133,9 +135,8 @@ echo 4 >"$queue/nr_requests" && echo 128 >"$queue/max_sectors_kb" ||
 	ktap_exit_fail_msg "cannot shorten the disk's queue"
 dbg=/sys/kernel/debug/bdi/$bdi
 [ -r "$dbg/stats" ] || ktap_exit_fail_msg "no $dbg/stats"
-old_vm=("vm.dirty_writeback_centisecs=$(sysctl -n vm.dirty_writeback_centisecs)"
-	"vm.dirty_background_ratio=$(sysctl -n vm.dirty_background_ratio)"
-	"vm.dirty_ratio=$(sysctl -n vm.dirty_ratio)")
+save_dirty_limits || ktap_exit_fail_msg "cannot save the dirty limits (${saved_dirty_limits[*]:-none set})"
+old_vm=("vm.dirty_writeback_centisecs=$(sysctl -n vm.dirty_writeback_centisecs)")
 old_buf=$(awk '{ print $1 }' $tracing/buffer_size_kb)
 # Only the rounds of the passes and of the works without a superblock
 # (flush, background, kupdate): the loop's WB_SYNC_NONE works on B would

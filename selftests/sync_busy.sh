@@ -159,30 +159,12 @@ unmount_all()
 	mnts=()
 	wait_all "${pids[@]}"
 }
-# The dirty limits as they were before -d, restored at exit: writing
-# the ratios back also clears the *_bytes settings.
-saved_limits=()
-# shellcheck disable=SC2317 # called from the EXIT trap
-restore_limits()
-{
-	local kv
-
-	for kv in "${saved_limits[@]}"; do
-		sysctl -q -w "$kv" || echo "sync_busy.sh: cannot restore $kv" >&2
-	done
-}
-trap 'unmount_all; restore_limits' EXIT
+# The dirty limits as they were before -d, restored at exit.
+. "$here/dirty_limits.sh"
+trap 'unmount_all; restore_dirty_limits' EXIT
 if [ -n "$dirty_mib" ]; then
-	for k in vm.dirty_ratio vm.dirty_bytes vm.dirty_background_ratio \
-		 vm.dirty_background_bytes; do
-		v=$(sysctl -n "$k") || fail "cannot read $k"
-		# of each pair, the one that is set (the other reads 0)
-		[ "$v" = 0 ] || saved_limits+=("$k=$v")
-	done
-	# A pair both 0 could not be written back (a ratio of 0 that does
-	# not change leaves the bytes set): refuse rather than leak -d.
-	[ "${#saved_limits[@]}" = 2 ] ||
-		fail "cannot save the dirty limits (${saved_limits[*]:-none set}): not changing them"
+	save_dirty_limits ||
+		fail "cannot save the dirty limits (${saved_dirty_limits[*]:-none set}): not changing them"
 	sysctl -q -w vm.dirty_bytes=$((dirty_mib << 20)) \
 		vm.dirty_background_bytes=$((dirty_mib << 19)) ||
 		fail "cannot set the dirty limit to $dirty_mib MiB"

@@ -60,22 +60,15 @@ disk=${disks[0]} name=${disks[0]#/dev/} dm=wbsync-middle
 limit=$((16 << 20)) bg_limit=$((4 << 20))
 
 vm=/proc/sys/vm
-saved=()
-for s in dirty_bytes dirty_ratio dirty_background_bytes dirty_background_ratio; do
-	saved+=("$s=$(cat "$vm/$s")")
-done
+. "$here/dirty_limits.sh"
+save_dirty_limits || skip_all "cannot save the dirty limits (${saved_dirty_limits[*]:-none set})"
 lower='' middle='' upper='' loop='' dm_made='' writer_pids=() sync_pid=''
 cleanup()
 {
-	local s
-
 	[ ${#writer_pids[@]} = 0 ] || { kill "${writer_pids[@]}"; wait "${writer_pids[@]}"; } 2>/dev/null
 	writer_pids=()
 	# A stuck sync ends once the limits are back (the defaults are higher)
-	for s in "${saved[@]}"; do
-		# a *_bytes of 0 means its *_ratio is in force
-		[ "${s#*=}" = 0 ] || echo "${s#*=}" >"$vm/${s%%=*}"
-	done
+	restore_dirty_limits
 	[ -z "$sync_pid" ] || wait "$sync_pid" 2>/dev/null
 	sync_pid=''
 	[ -z "$upper" ] || { umount "$upper" && rmdir "$upper"; }

@@ -77,8 +77,8 @@ tracefs=/sys/kernel/tracing
 [ -d "$tracefs/instances" ] || skip_all "no tracefs"
 
 inst=$tracefs/instances/wbsync-new-inodes
-mnts=() writer_pid='' bg_saved=$(cat /proc/sys/vm/dirty_background_bytes)
-bg_ratio_saved=$(cat /proc/sys/vm/dirty_background_ratio)
+mnts=() writer_pid=''
+. "$here/dirty_limits.sh"
 cleanup()
 {
 	local m
@@ -90,11 +90,7 @@ cleanup()
 		umount "$m" && rmdir "$m"
 	done
 	mnts=()
-	if [ "$bg_saved" != 0 ]; then
-		echo "$bg_saved" >/proc/sys/vm/dirty_background_bytes
-	else
-		echo "$bg_ratio_saved" >/proc/sys/vm/dirty_background_ratio
-	fi
+	restore_dirty_limits
 }
 trap cleanup EXIT
 
@@ -216,6 +212,7 @@ old_files()
 	done
 }
 
+save_dirty_limits || skip_all "cannot save the dirty limits (${saved_dirty_limits[*]:-none set})"
 ktap_print_header
 ktap_set_plan "$runs"
 echo 1048576 >/proc/sys/vm/dirty_background_bytes || skip_all "cannot set vm.dirty_background_bytes"
