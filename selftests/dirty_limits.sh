@@ -8,7 +8,9 @@
 # not 0, and writing it back zeroes the other (the kernel does so when a
 # pair's half changes).  A pair that reads 0 both cannot be written back:
 # save_dirty_limits then fails, and the test must leave the limits alone.
+# DIRTY_LIMITS_DIR stands for /proc/sys/vm in the lab's own tests.
 saved_dirty_limits=()
+dirty_limits_dir=${DIRTY_LIMITS_DIR:-/proc/sys/vm}
 
 # save_dirty_limits: remember the limits in force, for restore_dirty_limits.
 save_dirty_limits()
@@ -17,7 +19,7 @@ save_dirty_limits()
 
 	saved_dirty_limits=()
 	for k in dirty_ratio dirty_bytes dirty_background_ratio dirty_background_bytes; do
-		read -r v <"/proc/sys/vm/$k" || return 1
+		read -r v <"$dirty_limits_dir/$k" || return 1
 		[ "$v" = 0 ] || saved_dirty_limits+=("$k=$v")
 	done
 	[ "${#saved_dirty_limits[@]}" = 2 ]
@@ -30,7 +32,7 @@ restore_dirty_limits()
 	local kv rc=0
 
 	for kv in "${saved_dirty_limits[@]}"; do
-		echo "${kv#*=}" >"/proc/sys/vm/${kv%%=*}" ||
+		echo "${kv#*=}" >"$dirty_limits_dir/${kv%%=*}" ||
 			{ echo "cannot restore vm.$kv" >&2; rc=1; }
 	done
 	return "$rc"

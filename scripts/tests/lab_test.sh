@@ -56,7 +56,7 @@ expect_status()
 vm=("$top/scripts/vm-run" --kernel "$KERNEL" --quiet)
 
 ktap_print_header
-ktap_set_plan 70
+ktap_set_plan 71
 
 # Console scanner.
 ktap_test_result "scan-console passes a clean log" \
@@ -322,6 +322,26 @@ expect_error "sync-report.sh refuses a cell's dirty limit that is not a number o
 	"$top/scripts/sync-report.sh" -f vfat:4:5:sdcard:64M
 expect_error "sync-report.sh refuses a cell given twice" "the cell vfat:4 is given twice" \
 	"$top/scripts/sync-report.sh" -f "vfat:4:5:sdcard vfat:4:15:sdcard"
+# The tests' save and restore of the dirty limits, on files standing for
+# /proc/sys/vm: the limit in force of each pair back, a 0/0 pair refused.
+dirty_limits_ok()
+{
+	local d=$tmp/vm
+
+	mkdir -p "$d" && printf '%s\n' 0 >"$d/dirty_ratio" && printf '%s\n' 67108864 >"$d/dirty_bytes" &&
+	printf '%s\n' 10 >"$d/dirty_background_ratio" && printf '%s\n' 0 >"$d/dirty_background_bytes" &&
+	(
+		DIRTY_LIMITS_DIR=$d
+		. "$top/selftests/dirty_limits.sh"
+		save_dirty_limits || exit 1
+		echo 5 >"$d/dirty_bytes" && echo 7 >"$d/dirty_background_ratio" &&
+		restore_dirty_limits &&
+		[ "$(cat "$d/dirty_bytes")" = 67108864 ] && [ "$(cat "$d/dirty_background_ratio")" = 10 ] &&
+		[ "$(cat "$d/dirty_ratio")" = 0 ] && [ "$(cat "$d/dirty_background_bytes")" = 0 ] &&
+		echo 0 >"$d/dirty_background_ratio" && ! save_dirty_limits
+	)
+}
+ktap_test_result "dirty_limits.sh restores the limit in force of each pair and refuses a 0/0 pair" dirty_limits_ok
 expect_error "sync_busy.sh refuses a dirty limit of 0 before it touches a disk or sysctl" \
 	"-d must be a number of MiB (1 to 999999), not '0'" \
 	"$top/selftests/sync_busy.sh" -d 0
