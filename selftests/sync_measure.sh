@@ -111,7 +111,7 @@ kb_sum()
 	done <"$file"
 }
 
-trace_events="block/block_rq_issue block/block_rq_complete writeback/writeback_start writeback/writeback_written
+trace_events="block/block_rq_issue block/block_rq_complete block/block_rq_requeue writeback/writeback_start writeback/writeback_written
 	writeback/writeback_queue_io jbd2/jbd2_start_commit jbd2/jbd2_end_commit
 	jbd2/jbd2_checkpoint jbd2/jbd2_checkpoint_stats"
 

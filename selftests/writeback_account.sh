@@ -31,8 +31,9 @@
 #                  had not reached it yet, or had left it), where the
 #                  rest is time its flusher had work and issued nothing
 #                  (waiting for the CPU or a lock)
-# A request or round in flight when the trace began is counted from the
-# sync's start.
+# The requests are counted, not matched (a request's sector can change
+# between issue and completion, and metadata sectors repeat); those in
+# flight when the trace began are as many as the trace needs at least.
 set -u
 usage="usage: writeback_account.sh [-d MAJ:MIN] TRACE (a readable file)"
 dev=
@@ -45,46 +46,7 @@ fi
 page=$(getconf PAGESIZE) && [ -n "$page" ] || { echo "writeback_account.sh: no page size (getconf PAGESIZE)" >&2; exit 2; }
 # C locale: the timestamps have a decimal point; %.0f: mawk and busybox
 # awk print %d past 2^31 wrong
-LC_ALL=C awk -v page="$page" -v bdi="${dev:+bdi $dev: }" -v blk="${dev/:/,}" '
-function stamp(   i) {
-	for (i = 1; i <= NF; i++)
-		if ($i ~ /^[0-9]+\.[0-9]+:$/) return substr($i, 1, length($i) - 1) + 0
-}
-# The disk -d names from the last event to t: idle without requests in
-# flight, unqueued without a round on its bdi as well.
-function advance(t) {
-	if (from == "" || t <= from) return
-	if (!inflight) { idle += t - from; if (!rounds) unq += t - from }
-	from = t
-}
-blk != "" && / tracing_mark_write: sync_measure: (start|end)$/ {
-	t = stamp()
-	if (/ start$/) { idle = 0; unq = 0; from = t; in_sync = 1 }
-	else if (in_sync) { advance(t); from = ""; in_sync = 0; marked = 1 }
-	next
-}
-# Requests match by sector: one that completes unissued was in flight
-# since before the trace, and so was the disk.
-blk != "" && / block_rq_(issue|complete): / && !marked {
-	for (i = 1; i < NF && $i !~ /^block_rq_/; i++)
-		;
-	if ($(i + 1) == blk) {
-		t = stamp(); if (from == "") from = t
-		advance(t)
-		if ($i == "block_rq_issue:") { pend[$(i + 5)]++; inflight++ }
-		else if (pend[$(i + 4)] > 0) { pend[$(i + 4)]--; inflight-- }
-		else { idle = 0; unq = 0 }
-	}
-}
-# Likewise a round that ends unstarted ran since before the trace.
-/ writeback_(start|written): / && blk != "" && index($0, bdi) && !marked {
-	t = stamp(); if (from == "") from = t
-	advance(t)
-	match($0, /cgroup_ino=[0-9]+/); cg = substr($0, RSTART, RLENGTH)
-	if (/ writeback_start: /) { if (!(cg in inround)) rounds++; inround[cg] = 1 }
-	else if (cg in inround) { delete inround[cg]; rounds-- }
-	else unq = 0
-}
+line=$(LC_ALL=C awk -v page="$page" '
 # a - b for nr_pages strings: a pass starts at LONG_MAX, past the exact
 # range of awk'"'"'s doubles, so compare the last 12 digits
 function pages(a, b,   d) {
@@ -121,7 +83,69 @@ function pages(a, b,   d) {
 END {
 	printf "pass_bytes=%.0f kick_bytes=%.0f background_bytes=%.0f periodic_bytes=%.0f other_wb_bytes=%.0f passes_seconds=%.3f meta_bytes=%.0f",
 		pass * page, kick * page, bg * page, per * page, other * page, first == "" ? 0 : last - first, meta
-	if (blk != "")
-		printf " disk_idle_seconds=%.3f disk_idle_unqueued_seconds=%.3f", idle, unq
 	printf "\n"
-}' "$1"
+}' "$1") || exit 2
+[ -n "$dev" ] || { echo "$line"; exit 0; }
+# -d: two passes.  The first finds what was in flight when the trace
+# began: at least as many requests as ever completed or were requeued
+# beyond those issued, and the rounds that ended before any began.
+idle=$(LC_ALL=C awk -v bdi="bdi $dev: " -v blk="${dev/:/,}" '
+function stamp(   i) {
+	for (i = 1; i <= NF; i++)
+		if ($i ~ /^[0-9]+\.[0-9]+:$/) return substr($i, 1, length($i) - 1) + 0
+}
+# From the last event to t: idle without requests in flight, unqueued
+# without a round on the bdi as well.
+function advance(t) {
+	if (from == "" || t <= from) return
+	if (!inflight) { idle += t - from; if (!rounds) unq += t - from }
+	from = t
+}
+# the event if it is the disk'"'"'s request (its type in rq: issue, a
+# re-issue, done; in a trace without block_rq_requeue, a request
+# re-issued after a requeue is one whose sector is in flight) or a round
+# on its bdi (the wb in cg, start or end in rq)
+function event(   i, s) {
+	rq = ""
+	if (/ block_rq_(issue|complete|requeue): /) {
+		for (i = 1; i < NF && $i !~ /^block_rq_/; i++)
+			;
+		if ($(i + 1) != blk)
+			return 0
+		if ($i == "block_rq_issue:") {
+			# flushes (no sectors) complete as sector -1: not matched
+			s = $(i + 5); rq = "issue"
+			if ($(i + 7) != 0 && pend[s]++) { pend[s]--; rq = "reissue" }
+		} else {
+			s = $(i + 4); rq = "done"
+			if (pend[s] > 0) pend[s]--
+		}
+	} else if (/ writeback_(start|written): / && index($0, bdi)) {
+		match($0, /cgroup_ino=[0-9]+/); cg = substr($0, RSTART, RLENGTH)
+		rq = / writeback_start: / ? "start" : "end"
+	}
+	return rq != ""
+}
+FNR == NR {
+	if (!event())
+		next
+	if (rq == "done") { if (++n > init) init = n }
+	else if (rq == "issue") n--
+	else if (rq != "reissue" && !(cg in seen)) { seen[cg] = 1; if (rq == "end") { inround[cg] = 1; rounds++ } }
+	next
+}
+FNR == 1 { inflight = init; delete pend }
+done { next }
+/ tracing_mark_write: sync_measure: start$/ { idle = 0; unq = 0; from = stamp(); next }
+/ tracing_mark_write: sync_measure: end$/ { if (from != "") { advance(stamp()); done = 1 } next }
+event() {
+	t = stamp(); if (from == "") from = t
+	advance(t)
+	if (rq == "issue") inflight++
+	else if (rq == "done") { if (inflight) inflight-- }
+	else if (rq == "reissue") ;
+	else if (rq == "start") { if (!(cg in inround)) { inround[cg] = 1; rounds++ } }
+	else if (cg in inround) { delete inround[cg]; rounds-- }
+}
+END { printf "disk_idle_seconds=%.3f disk_idle_unqueued_seconds=%.3f\n", idle, unq }' "$1" "$1") || exit 2
+echo "$line $idle"

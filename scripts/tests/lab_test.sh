@@ -100,7 +100,7 @@ idle_ok()
 	local line
 
 	line=$("$top/selftests/writeback_account.sh" -d 254:16 "$fixtures/disk-idle.trace") &&
-		[ "${line#* meta_bytes=0 }" = "disk_idle_seconds=1.000 disk_idle_unqueued_seconds=0.700" ]
+		[ "${line#* meta_bytes=0 }" = "disk_idle_seconds=0.950 disk_idle_unqueued_seconds=0.600" ]
 }
 ktap_test_result "writeback_account.sh -d: a disk's idle time in the sync, and of it with nothing queued" idle_ok
 expect_error "writeback_account.sh -d refuses a device that is not MAJ:MIN" "usage: writeback_account.sh" \
