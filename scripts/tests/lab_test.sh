@@ -298,21 +298,26 @@ cell_profile_ok()
 }
 ktap_test_result "a cell's own disk profile and dirty limit are in the report's header" cell_profile_ok
 # The CPU-bound mark from the trace: exfat's runs, 0 % CPU idle and 80 %
-# busy (marked by the old rule), idle 10 s of their ~84 s; with 8.4 s of
-# it unqueued the disk was held 2 %, with none 12 %.
+# busy (marked by the old rule), their ~84 s idle 17 s in the trace, as
+# io_ticks says: with 15.3 s of it unqueued the disk was held 2 %, with
+# 6.6 s 12 %.  A trace idle 1 s, where io_ticks says 20 %, is not used.
 held_ok()
 {
 	local d=$tmp/sync-report-held
 
 	cp -r "$fixtures/report" "$d" &&
-	awk -F'\t' -v OFS='\t' '$2 == "exfat" { $25 = 10; $26 = 8.4 } 1' \
+	awk -F'\t' -v OFS='\t' '$2 == "exfat" { $25 = 17; $26 = 15.3 } 1' \
 		"$fixtures/report/results.tsv" >"$d/results.tsv" &&
 	"$top/scripts/sync-report.sh" -R "$d" >/dev/null 2>&1 &&
 	grep -q '^| exfat | 4 | .* | -; 0 %, 80 %, held 2 %, host 1 % |$' "$d/report.md" &&
-	awk -F'\t' -v OFS='\t' '$2 == "exfat" { $25 = 10; $26 = 0 } 1' \
+	awk -F'\t' -v OFS='\t' '$2 == "exfat" { $25 = 17; $26 = 6.6 } 1' \
 		"$fixtures/report/results.tsv" >"$d/results.tsv" &&
 	"$top/scripts/sync-report.sh" -R "$d" >/dev/null 2>&1 &&
-	grep -q '^| exfat | 4 | .* | -; 0 %, 80 %, held 12 %, host 1 % (CPU-bound) |$' "$d/report.md"
+	grep -q '^| exfat | 4 | .* | -; 0 %, 80 %, held 12 %, host 1 % (CPU-bound) |$' "$d/report.md" &&
+	awk -F'\t' -v OFS='\t' '$2 == "exfat" { $25 = 1; $26 = 1 } 1' \
+		"$fixtures/report/results.tsv" >"$d/results.tsv" &&
+	"$top/scripts/sync-report.sh" -R "$d" >/dev/null 2>&1 &&
+	grep -q '^| exfat | 4 | .* | -; 0 %, 80 %, host 1 % (CPU-bound) |$' "$d/report.md"
 }
 ktap_test_result "the report marks a cell CPU-bound when its busiest disk sat idle with work queued" held_ok
 expect_error "sync-report.sh refuses a cell's unknown disk profile" "unknown disk profile 'floppy'" \
