@@ -10,15 +10,15 @@
 boot_rc=0
 
 # crash_kernel KERNEL: the kernel build directory of KERNEL, a lab kernel
-# ($KERNEL_NAMES; naive: the integrity test's fixture; patched+PATCH: the
-# series with the patch file PATCH on top, e.g. a draft of patches/draft/),
+# ($KERNEL_NAMES; naive: the base with selftests/fixtures/naive.patch
+# alone; patched+PATCH: the series with the patch file PATCH on top, e.g.
+# a fixture of selftests/fixtures/),
 # built or reused, or a build directory, in $kdir; $name names it in work
 # directories.
 crash_kernel()
 {
 	case $1 in
-	naive) kdir=$(WBSYNC_SERIES=$WBSYNC_TOP/selftests/integrity/naive \
-			"$WBSYNC_TOP/scripts/build-kernel.sh" patched) ;;
+	naive) fixture_alone "$WBSYNC_TOP/selftests/fixtures/naive.patch" ;;
 	patched+*) series_plus "${1#patched+}" ;;
 	*/*|.*) kdir=$1 ;;
 	*) kernel_patches "$1" >/dev/null ||
@@ -31,6 +31,21 @@ crash_kernel()
 	name=$1
 	[[ "$1" != */* ]] || name=${kdir##*/}
 	[[ "$1" != patched+* ]] || name=patched+$(basename "${1#patched+}" .patch)
+}
+
+# fixture_alone PATCH: build (or reuse) the base with PATCH alone in
+# place of the series, into $kdir.
+fixture_alone()
+{
+	local sdir
+
+	sdir=$(mktemp -d) || die "cannot create a scratch directory"
+	if cp "$1" "$sdir/0001-$(basename "$1")"; then
+		kdir=$(WBSYNC_SERIES=$sdir "$WBSYNC_TOP/scripts/build-kernel.sh" patched) || kdir=
+	else
+		kdir=
+	fi
+	rm -rf "$sdir"
 }
 
 # series_plus PATCH: build (or reuse) the series with PATCH on top, into

@@ -8,7 +8,7 @@
 # KERNEL, one boot per run, one disk with two ext4 partitions.  KERNEL is
 # a lab kernel (vanilla, patched, ...), patched+PATCH (the series with
 # PATCH on top: patch 14's fixture without the budget,
-# patches/draft/fixture-flush-no-budget.patch, on which the test fails), or
+# selftests/fixtures/flush-no-budget.patch, on which the test fails), or
 # a kernel build directory.  TEST-OPTIONS go to the guest test (-s, -t).
 # Prints TAP, one test per run with the guest's lines as comments; exits 0
 # if every run passed or skipped, 1 if one failed, 2 on bad arguments.

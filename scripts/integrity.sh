@@ -6,7 +6,7 @@
 # The wbsync integrity crash test, driven from the host.  KERNEL is one of
 # the lab's kernels (vanilla, patched, for_sync, cutoff, patched-NNNN;
 # naive: the test fixture, the seed's patch forward-ported without any
-# dirtied_when fix, selftests/integrity/naive/; patched+PATCH: the series
+# dirtied_when fix, selftests/fixtures/naive.patch; patched+PATCH: the series
 # with the patch file PATCH on top), built or reused, or a kernel build
 # directory; with --boot and --initrd, the headers of a
 # distribution kernel.  Builds wbsync_fault.ko against it and the guest
