@@ -4,7 +4,7 @@
 # holes.sh KERNEL [--hole h1|h2|h4|h5|h7|h8|all] [--cycles N] [options]
 #
 # Crash tests for the holes H1, H2 and H4 of the series' v2 sync cutoff
-# (selftests/integrity/holes_test.sh and README.rst there).  KERNEL is one
+# (selftests/integrity/holes_test.sh; Documentation/testing.rst).  KERNEL is one
 # of the lab's kernels (vanilla, patched, for_sync, cutoff, patched-NNNN,
 # patched+PATCH: the series with the patch file PATCH on top) or a kernel
 # build directory.  Builds the guest helper (and for h1

@@ -71,7 +71,8 @@ rm -rf "$out"
 # About 2-3 s a cycle under single-threaded TCG, several times that with
 # KASAN: a generous timeout.
 # Single-threaded TCG: multi-threaded TCG oopses now and then when kprobes
-# are armed under load, module or not (Documentation/lab.rst).
+# are armed under load, module or not (Documentation/lab.rst, "Code
+# patching under multi-threaded TCG").
 # vm_run: a guest that died in boot (status 125) is booted once more,
 # rather than counting as a failed run.
 stress()

@@ -5,7 +5,7 @@
 #               [-o DIR] [--keep]
 #
 # The crash test of the inherited batch (Documentation/sync-cutoff.rst,
-# section 13): with background writeback busy on every disk, sync(2)'s
+# "A sync pass skips the new inodes it finds in b_io"): with background writeback busy on every disk, sync(2)'s
 # passes skip the files created after the call that they find queued in
 # b_io, and the files written before the call survive a crash.  KERNEL
 # is one of the lab's kernels with the sync cutoff (patched, cutoff,

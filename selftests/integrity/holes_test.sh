@@ -11,7 +11,7 @@
 # disks (vm-run --keep-disks).  Periodic and background writeback are off
 # in boot 1 (by sysctl, and min_ratio 20 on every bdi of the test against
 # per-bdi background writeback), so what is on disk is what the sync (and
-# the test's own fsync) wrote.  README.rst has the details.
+# the test's own fsync) wrote.  Documentation/testing.rst, "Hole tests".
 #
 # Disks ($WBSYNC_DISKS): the first holds the "slow" ext4, mounted first,
 # with --slow-mb MiB dirty at the sync, so that iterate_supers() (oldest
@@ -73,8 +73,8 @@
 #     before the crash: the hole is then a race, not a certainty.  Needs
 #     an NFS server and client and netem in the kernel
 #     (WBSYNC_VARIANT=nfs), nfs-kernel-server and tc.
-# h5  the inherited batch (Documentation/sync-cutoff.rst, the review of
-#     the candidate), a hole of 6.12 itself.  Unlike the others, background
+# h5  the inherited batch (Documentation/sync-cutoff.rst, "A sync pass
+#     queues its inodes before it writes a batch left in b_io"), a hole of 6.12 itself.  Unlike the others, background
 #     writeback stays ON (dirty_background_bytes --bg-kb, 1 MiB; periodic
 #     writeback off; no min_ratio), and there is no slow ext4.  ext2
 #     (-o lazytime; ext4 is no use: its i_version makes every mtime update
