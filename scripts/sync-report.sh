@@ -16,7 +16,9 @@
 # of -p's, FSTYPE:NR:SECONDS:PROFILE:DIRTY_MIB also sets the dirty limit
 # to DIRTY_MIB MiB (sync_busy.sh -d); an FSTYPE:NR may be given once, as
 # the results are keyed by it.  Writes OUTDIR/results.tsv (one line per
-# run), OUTDIR/report.md
+# run), OUTDIR/params (the options), OUTDIR/meta (the command line, UTC
+# date, series id, base version, host and kernels: what
+# scripts/results.sh prints of a run of record), OUTDIR/report.md
 # (min/median/max sync seconds, the ratio vanilla/patched of the medians,
 # the bounds, the model's prediction beside the measurement; with -c and
 # a wbsync configuration, the sync's time phase by phase from wbsync.ko's
@@ -58,9 +60,12 @@
 # every cell's filesystems with MOUNT_OPTIONS (sync_busy.sh -m; e.g. -f ext4:2s -m
 # nodioread_nolock).  -R renders the
 # report again from OUTDIR/results.tsv and OUTDIR/params, without running
-# anything (after editing or merging results).
+# anything (after editing or merging results), with the base and series of
+# OUTDIR/meta where there is one.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+
+cmdline=$(printf '%q ' "$0" "$@") started=$(date -u '+%F %H:%M')
 
 fstypes="ext4:4 ext4:2s vfat:4:5:sdcard:64 exfat:4:1:sdcard:64" nrs=4 runs=3 secs=10 writer=c writers=2 profile=usb
 kernels="vanilla for_sync cutoff patched"
@@ -136,6 +141,14 @@ case $writer in dd|c) ;; *) usage_error "-w must be dd or c, not '$writer'" ;; e
 [ "$writer" = c ] || [ "$writers" = 10 ] || usage_error "-W needs -w c (the seed's dd loops are 10)"
 profile_check "$profile"
 
+# The base and series the report names: a run's own (meta), or the tree's.
+if [ -n "$render" ] && [ -f "$render/meta" ]; then
+	base=$(sed -n 's/^base: //p' "$render/meta") series=$(sed -n 's/^series: //p' "$render/meta")
+else
+	base=$(base_version)
+	series="$(series_files | hash_files) ($(series_files | wc -l) patches)"
+fi
+
 if [ -n "$render" ]; then
 	out=$render
 	[ -f "$out/results.tsv" ] && [ -f "$out/params" ] || die "no results.tsv and params in '$out'"
@@ -144,7 +157,6 @@ if [ -n "$render" ]; then
 	# shellcheck source=/dev/null
 	. "$out/params"
 	tsv=$out/results.tsv failed=0
-	ksrc=$("$WBSYNC_TOP/scripts/prepare-tree.sh" --vanilla)
 else
 	# The boots: each cell's kernels, less the halves that sync there
 	# as vanilla does (unless -a).
@@ -177,7 +189,6 @@ else
 			die "building the vanilla kernel failed"
 		vanilla_name="the lab's build of the base"
 	fi
-	ksrc=$("$WBSYNC_TOP/scripts/prepare-tree.sh" --vanilla)
 	module=
 	[ "$configs" = kernel ] ||
 		module=$("$WBSYNC_TOP/scripts/build-module.sh" "${boot[patched]#--kernel }" patched) ||
@@ -258,6 +269,20 @@ else
 		done
 	done
 
+	# What ran, for the results of record (scripts/results.sh): the
+	# accelerator is the one vm-run's probe chose; the kernels, their
+	# builds (or Debian's image).
+	accel=TCG
+	[ ! -w /dev/kvm ] ||
+		[ "$(cat "$WBSYNC_CACHE/kvm-probe-$(cat /proc/sys/kernel/random/boot_id)" 2>/dev/null)" != kvm ] ||
+		accel=KVM
+	knames=
+	for k in $kernels; do
+		kb=${boot[$k]:-} kb=${kb#--kernel } kb=${kb%% *} kb=${kb##*/}
+		knames+="${knames:+, }$k ${kb:-(not booted)}"
+	done
+	printf '%s\n' "command: ${cmdline% }" "date: $started UTC" "series: $series" "base: $base" \
+		"host: $(nproc) CPUs, $accel" "kernels: $knames" >"$out/meta"
 fi
 
 # "2s" (busy filesystems on partitions of one disk) as the tables say it.
@@ -322,31 +347,6 @@ done >"$phases"
 {
 	echo "# sync(2) under load: vanilla vs patched"
 	echo
-	echo "Base: $(cat "$ksrc/.wbsync-base"), series: $(series_files | wc -l) patches;" \
-		"vanilla is $vanilla_name." \
-		"Disks: $profile${cell_profiles:+ (${cell_profiles})}${mount_opts:+, mounted -o $mount_opts}; $runs runs of ${secs} s of writing${cell_secs:+ (${cell_secs})} (${writer:-c (vfat: dd)} writers, ${writers:-10} per filesystem," \
-		"16 KiB files)${cell_dirty:+; dirty limit ${cell_dirty} (background writeback at half), elsewhere the default}; sync seconds min / median / max.  Bound: the data dirty on the"\
-		"busiest disk at sync start, at the disk's calibrated rate (median)." \
-		"Rate bound: each disk's data dirty at sync start over what it wrote per" \
-		"second during the sync, the largest (median); patched/rate bound is the" \
-		"median of the runs' ratios, how much more than its pre-sync data the" \
-		"slowest disk wrote (1.00x: nothing else; sync_measure.sh)." \
-		"Regime: the medians, over each sync, of the guest's idle CPU share" \
-		"(/proc/stat) and of the busiest disk's share of time with I/O in flight" \
-		"(io_ticks).  Writers that run flat out take any idle CPU, so a busy" \
-		"CPU alone does not make the guest's CPU the bottleneck.  Held: the" \
-		"share of the sync the busiest disk had no request in flight while" \
-		"writeback had work on it (the trace; the rest of its idle time nothing" \
-		"was queued for it, as while sync(2) syncs another filesystem).  A cell" \
-		"is marked CPU-bound when the CPU is under 10 % idle and the busiest" \
-		"disk held for 10 % of the sync or more, the flusher waiting for the" \
-		"CPU (or a lock) rather than the disk setting the pace; held is used" \
-		"only where the trace's idle time is io_ticks' within 5 % of the sync," \
-		"elsewhere (and without the trace) the mark is under 10 % idle and the" \
-		"disk under 90 % busy.  Host: the host's" \
-		"own disk under the images, busy over the sync (median); other work" \
-		"on the host can slow every guest disk down."
-	echo
 	echo "| fs | busy fs | vanilla | patched | vanilla/patched | bound | patched/bound | rate bound | patched/rate bound | CPU idle, disk busy, held, host disk busy (vanilla; patched) |"
 	echo "|---|---|---|---|---|---|---|---|---|---|"
 	awk -F'\t' "$AWK_BUSY"'
@@ -379,11 +379,9 @@ done >"$phases"
 				reg[key, "patched"] == "" ? "-" : reg[key, "patched"]
 		}
 	}' "$summary"
+	conf_table=0 ablation_table=0
 	if awk -F'\t' '$3 ~ /^patched\// { found = 1 } END { exit !found }' "$summary"; then
-		echo
-		echo "One boot of the patched kernel, configurations of wbsync.ko in turn" \
-			"(sync_busy.sh -c): sync seconds min / median / max, and the median" \
-			"against the same boot without the module and against the vanilla kernel."
+		conf_table=1
 		echo
 		echo "| fs | busy fs | configuration | sync seconds | vs patched | vs vanilla |"
 		echo "|---|---|---|---|---|---|"
@@ -403,17 +401,7 @@ done >"$phases"
 		}' "$summary"
 	fi
 	if awk -F'\t' '$3 == "for_sync" || $3 == "cutoff" || $3 ~ /^patched-/ { found = 1 } END { exit !found }' "$summary"; then
-		echo
-		echo "Ablation, in the same run: for_sync is the per-filesystem ->write_inode()" \
-			"patches alone ($(kernel_patches for_sync)), cutoff the sync-start cutoff with" \
-			"its ext4 and xfs opt-ins alone ($(kernel_patches cutoff)), patched-NNNN the" \
-			"series without patch NNNN, patched the whole series.  Sync seconds min /" \
-			"median / max; the ratios are vanilla's median over each kernel's; the" \
-			"regime is each kernel's median CPU idle, disk busy and host disk busy." \
-			"$([ "$every_cell" = 1 ] || echo "A half is not booted (-) in the cells whose" \
-				"filesystem it does not change, where it syncs as vanilla does: for_sync" \
-				"changes vfat, exfat and ext2 (and udf and minix), the cutoff is enabled" \
-				"on ext4 and xfs (sync-report.sh -a boots it everywhere).")"
+		ablation_table=1
 		echo
 		printf '| fs | busy fs |'
 		for k in $kernels; do printf ' %s |' "$k"; done
@@ -447,6 +435,28 @@ done >"$phases"
 			}
 		}' "$summary"
 	fi
+	# The legend: the run, a few words a column; the definitions are
+	# Documentation/lab.rst's.  (scripts/results.sh prints the Runs line.)
+	echo
+	echo "- Kernels: base $base, series $series; vanilla is $vanilla_name."
+	dirty=${cell_dirty:+; dirty limit ${cell_dirty} (background writeback at half), elsewhere the default}
+	echo "- Runs: $runs of ${secs} s of writing${cell_secs:+ (${cell_secs})} a cell and kernel;" \
+		"${writer:-c (vfat: dd)} writers, ${writers:-10} per filesystem, 16 KiB files;" \
+		"disks: $profile${cell_profiles:+ (${cell_profiles})}${mount_opts:+, mounted -o $mount_opts}$dirty."
+	echo "- vanilla, patched: sync seconds, min / median / max of the runs; vanilla/patched: the ratio of the medians."
+	echo "- bound, rate bound: seconds to write the data dirty at the call, the busiest disk's at its calibrated rate;" \
+		"each disk's at the rate it wrote during the sync, the largest (medians).  patched/bound: the ratio of" \
+		"the medians; patched/rate bound: the median of the runs' ratios."
+	echo "- Regime (medians): guest CPU idle; busiest disk busy (io_ticks); held: that disk idle with writeback" \
+		"queued (trace); host disk busy.  CPU-bound: under 10 % idle and held 10 % or more (untraced: disk under 90 % busy)."
+	[ "$conf_table" = 0 ] ||
+		echo "- configuration: one boot of patched, wbsync.ko's configurations in turn (sync_busy.sh -c);" \
+			"vs patched, vs vanilla: its median against that boot's without the module and vanilla's."
+	[ "$ablation_table" = 0 ] ||
+		echo "- Ablation: for_sync is patches $(kernel_patches for_sync) alone (->write_inode(): vfat, exfat, ext2," \
+			"udf, minix), cutoff $(kernel_patches cutoff) (the sync-start cutoff: ext4, xfs), patched-NNNN the series without NNNN; vanilla/KERNEL: the ratio of the medians.$([ "$every_cell" = 1 ] ||
+				echo "  -: not booted, as the half does not change the filesystem (-a boots it).")"
+	echo "- Definitions: Documentation/lab.rst, \"The rate bound\" and \"The regime\"."
 	# The model (Documentation/lab.rst, "The model"), for the cells where
 	# the cutoff applies: D, the data dirty at sync start, from the dirty
 	# limits (between the background threshold, where background
@@ -457,18 +467,7 @@ done >"$phases"
 	# cutoff D/(N R) + D/R.
 	if awk -F'\t' '($2 == "ext4" || $2 == "xfs") && $15 > 0 && $14 > 0 { f = 1 } END { exit !f }' "$tsv"; then
 		echo
-		echo "The model beside the measurement (ext4 and xfs; the cutoff is not" \
-			"enabled on the others; Documentation/lab.rst, \"The model\"): D, the" \
-			"data dirty at sync start, predicted from the dirty limits (from the" \
-			"background threshold to the limit, medians of the runs) beside the" \
-			"median measured; R the disk's calibrated rate; predicted sync seconds" \
-			"for 6.12 and the cutoff (from D at the background threshold to D at" \
-			"the limit) and their ratio, which does not depend on D or R; the" \
-			"measured medians, their ratio, and the measured ratio over the model's." \
-			"Separate disks: 6.12 D/R, cutoff D/(N R); N on one disk: 6.12" \
-			"D/(N R) + D/R + (N-2) D/(N R), cutoff D/(N R) + D/R.  The model" \
-			"leaves out the CPU, the journal and what the disks write besides" \
-			"the pre-sync data (patched/rate bound above)."
+		echo "## The model (ext4 and xfs, where the cutoff is enabled)"
 		echo
 		echo "| fs | busy fs | D predicted (MB) | D measured (MB) | R (MB/s) | model: vanilla (s) | model: patched (s) | model ratio | measured: vanilla / patched (s) | measured ratio | measured / model ratio |"
 		echo "|---|---|---|---|---|---|---|---|---|---|---|"
@@ -526,13 +525,17 @@ done >"$phases"
 						why("vanilla", kv, N, sh, med("d", kv), R),
 						why("patched", kp, N, sh, med("d", kp), R))
 			}
+			print ""
+			print "- D: the data dirty at the call, predicted from the dirty limits (background threshold to" \
+				" limit, medians) and measured (median); R: the disk\047s calibrated rate."
+			print "- model: the seconds predicted for vanilla (6.12) and patched (the cutoff), from D at the" \
+				" background threshold to D at the limit, and their ratio; measured: the medians, their ratio" \
+				" and its ratio to the model\047s."
+			print "- Formulas, and what the model leaves out: Documentation/lab.rst, \"The model\"."
 			if (nn) {
 				print ""
-				print "Where the model is off by more than 25 %: it has each kernel write" \
-					" the data its passes select at R (6.12 all of it, the cutoff the" \
-					" pre-sync data), one pass after another; the disks wrote more than" \
-					" that, or slower (the account below says by whom; lab.rst, \"The" \
-					" model\", why)."
+				print "Where the model is off by more than 25 % (it has each kernel write at R what its passes" \
+					" select, one pass after another; the disks wrote more, or slower: who, in the next section):"
 				print ""
 				for (j = 1; j <= nn; j++) print note[j]
 			}
@@ -541,24 +544,7 @@ done >"$phases"
 	# Who wrote what (sync_measure.sh's account of each run's trace).
 	if awk -F'\t' 'NR > 1 && $17 != "" { f = 1 } END { exit !f }' "$tsv"; then
 		echo
-		echo "Who wrote what during the sync, from the trace of each run's" \
-			"writeback works (sync_measure.sh): MB, medians of the runs.  Dirty:" \
-			"Dirty + Writeback at the call, what sync(2) has to write; written:" \
-			"what the disks wrote during the sync; then the writeback works'" \
-			"data by who queued them: the WB_SYNC_ALL passes, sync(2)'s" \
-			"WB_SYNC_NONE kick, background and kupdate writeback, any other;" \
-			"journal: the REQ_META writes, which jbd2's journal and xfs's log" \
-			"are (- for runs traced before it was counted); other writes:" \
-			"written less the works' data and the journal (metadata not" \
-			"written through a block device's page cache, data ext4's journal" \
-			"commit writes itself, and what was already in flight at the" \
-			"call); post-call: the works' data less the" \
-			"data dirty at the call, mostly data dirtied after the call, which" \
-			"sync(2) does not have to write.  Both are differences, estimates" \
-			"off by tens of MB either way: I/O in flight at the call makes" \
-			"post-call smaller, and pages that a work counted twice (redirtied)" \
-			"or that were still in flight at the end make it larger.  Passes:" \
-			"seconds from the first pass's start to the last one's end."
+		echo "## Who wrote what"
 		echo
 		echo "| fs | busy fs | kernel | sync (s) | passes (s) | dirty | written | passes | kick | background, kupdate | other works | journal | other writes | post-call | trace events lost |"
 		echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
@@ -600,21 +586,20 @@ done >"$phases"
 				print line " " lost[key] " |"
 			}
 		}'
+		echo
+		echo "- MB, medians of the runs, from each sync's trace (sync_measure.sh); passes (s): the first pass's start to the last one's end."
+		echo "- dirty: Dirty + Writeback at the call; written: by the disks during the sync; passes, kick, background" \
+			"and kupdate, other works: the writeback works' data by who queued them; journal: REQ_META writes" \
+			"(-: not counted); other writes: written less works and journal; post-call: the works' data beyond dirty."
+		echo "- Other writes and post-call are estimates, off by tens of MB; definitions: Documentation/lab.rst, \"Who wrote what\"."
 		# What remains of the patched sync beyond its own data, where it
 		# is over 1.2 times the rate bound: the time each part took at the
 		# rate the disks wrote during the sync.
 		echo
-		echo "What the patched sync wrote, in the cells where it took more than" \
-			"1.2 times the rate bound (the median of the runs' ratios; MB, of the" \
-			"run with the median sync time): the data dirty at the call and the" \
-			"journal that commits it are what sync(2) promises to write;" \
-			"post-call data is not.  The seconds are the post-call data's share" \
-			"of the sync at the rate the disks wrote: on one disk, about what" \
-			"leaving it out would save; on separate disks at most that, as a" \
-			"disk may write post-call data while it waits for its pass.  Then" \
-			"why it remains: who wrote it, of background writeback and the" \
-			"kick the larger, and the passes where the cutoff is not enabled," \
-			"and whether sync(2) needs it (lab.rst, \"Who wrote what\")."
+		echo "The patched sync, where over 1.2 times its rate bound (the median of the runs' ratios): MB of the run" \
+			"with the median sync time, what sync(2) promises (the data dirty at the call, the journal) and post-call data," \
+			"whose share of the sync at the disks' rate is the seconds given (on one disk about what leaving it out" \
+			"would save, on separate disks at most that); then who wrote it, and whether sync(2) needs it:"
 		echo
 		# the filesystems the cutoff is enabled on (the others keep
 		# 6.12's selection)
@@ -672,40 +657,29 @@ done >"$phases"
 				else if (bg >= f[18])
 					why = sprintf(" background and kupdate writeback wrote more than" \
 						" sync(2)\047s kick (%.0f against %.0f MB): the flusher writing" \
-						" for the writers held at the dirty limits, not for sync(2)," \
-						" which does not queue it and waits for it only while a pass" \
-						" is queued behind a round in progress, but shares the disks" \
-						" with it.  sync(2) does not need what it writes, but needs it to" \
-						" go on: held back during a sync, it leaves the writers at the" \
-						" dirty limit until the sync ends, a loop device\047s worker that" \
-						" the sync waits for among them (a draft that did so deadlocked;" \
-						" sync-cutoff.rst, section 15).", bg / 1e6, f[18] / 1e6)
+						" for the writers held at the dirty limits.  sync(2) does not" \
+						" queue it or need its data, but needs it to go on (held back," \
+						" it leaves the writers, a loop device\047s worker among them," \
+						" at the dirty limit; Documentation/lab.rst, \"Who wrote what\").", bg / 1e6, f[18] / 1e6)
 				else
 					why = sprintf(" sync(2)\047s WB_SYNC_NONE kick wrote more than" \
 						" background and kupdate writeback (%.0f against %.0f MB): it" \
 						" writes what is dirty when it runs, post-call data included, up" \
-						" to its budget (patch 14); sync(2) does not need the post-call" \
+						" to its budget (\"writeback: let the start-all flush yield to" \
+						" queued works\"); sync(2) does not need the post-call" \
 						" part.", f[18] / 1e6, bg / 1e6)
 				if (index(cutoff_fs, " " c[1] " ") == 0)
 					why = why sprintf("  And the cutoff is not enabled on %s, which has" \
-						" no journal (a rename after the call would leave a pre-call" \
-						" file in no directory after a crash; sync-cutoff.rst, section" \
-						" 3): its passes select what 6.12\047s do, post-call inodes" \
-						" included, which sync(2) needs there while skipping them can" \
-						" split a rename.", c[1])
+						" no journal (Documentation/sync-cutoff.rst, \"Why it never selects" \
+						" less than 6.12\"): its passes select" \
+						" post-call inodes as 6.12\047s do, which sync(2) needs there.", c[1])
 				print "  Why it remains:" why
 			}
 		}'
 	fi
 	if [ -s "$phases" ]; then
 		echo
-		echo "Where the sync's time went, from wbsync.ko's statistics (runs with a" \
-			"module configuration): seconds, medians over the runs.  Passes: the" \
-			"WB_SYNC_ALL passes (sync_inodes_sb(), one filesystem after another)," \
-			"their wait for the inodes included; ->sync_fs: both calls, all" \
-			"filesystems; block devices: sync_bdevs(); rest: the call minus those" \
-			"and the flusher kick's queueing.  Per filesystem: each one's pass" \
-			"(median), by device name."
+		echo "## Where the sync's time went (wbsync.ko's statistics)"
 		echo
 		echo "| cell | kernel/configuration | sync | passes | of which inode waits | ->sync_fs | block devices | rest | per filesystem |"
 		echo "|---|---|---|---|---|---|---|---|---|"
@@ -742,6 +716,11 @@ done >"$phases"
 			}
 		}
 		END { flush() }'
+		echo
+		echo "- Seconds, medians of the runs with a module configuration.  passes: the WB_SYNC_ALL passes" \
+			"(sync_inodes_sb(), one filesystem after another), inode waits included; ->sync_fs: both calls, all" \
+			"filesystems; block devices: sync_bdevs(); rest: the call less those and the kick's queueing;" \
+			"per filesystem: each one's pass, by device name."
 	fi
 } >"$out/report.md"
 
