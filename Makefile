@@ -2,53 +2,33 @@
 #
 # wbsync: bounded sync(2) for Linux 6.12 -- patches, module, selftests, lab.
 #
-#   make demo     build vanilla + patched kernels, boot both, print the sync report
-#                 (DEMO_ARGS: scripts/sync-report.sh options, e.g. "-f vfat -n 4"),
-#                 then the pgbench benchmark (PGBENCH_ARGS: pgbench-report.sh's)
-#   make sfr-bench  the fio sync_file_range benchmark (WB_SYNC_NONE
-#                 against WB_SYNC_ALL forced by wbsync.ko)
-#   make pgbench-bench  PostgreSQL's pgbench (TPC-B) on an hdd disk, WB_SYNC_NONE
-#                 against WB_SYNC_ALL forced by wbsync.ko for sync_file_range(2)
-#                 (PGBENCH_ARGS: scripts/pgbench-report.sh options)
-#   make wait-inodes-bench  the s_op->wait_inodes benchmark: syncfs(2) under
-#                 small-file creates, generic walk against the test hook
-#                 (WAIT_INODES_ARGS: wait-inodes-report.sh options)
-#   make check    the tests (closing line: "N passed, N failed, N skipped")
-#   make debug-check  the guest selftests (with wbsync.ko's KUnit tests), the
-#                 integrity test (ext4, xfs, vfat; every mode and layout) and
-#                 fstests on ext4 (DEBUG_FSTESTS_ARGS: fstests.sh options)
-#                 on the debug variant (lockdep, KASAN, kmemleak): hours
-#   make kcsan-check  the integrity test in every mode (ext4, xfs, vfat) on
-#                 the kcsan variant of vanilla and patched kernels; the data
-#                 races KCSAN reports, per function and file, in
-#                 output/kcsan-check/report.md (KCSAN_ARGS: kcsan-check.sh's)
-#   make fresh-check  make check as on a fresh Debian 12 machine: in a
-#                 debootstrap chroot with an empty cache (FRESH_ARGS:
-#                 scripts/fresh-check.sh options; root, about an hour)
-#   make soak     the integrity crash test, SOAK_CYCLES (67) cycles of each of
-#                 sync, syncfs and overwrite: 201 crash cycles; then the
-#                 holes tests (scripts/holes.sh, h1, h2 and h4, 2 cycles each)
-#   make naive-check  the integrity test against the naive fixture kernel:
-#                 succeeds when the test catches its data loss
-#   make module-stress  100 insmod/rmmod cycles of wbsync.ko under sync,
-#                 syncfs and sync_file_range loops, on the debug variant
-#                 (MODULE_STRESS_ARGS: module-stress.sh options, e.g. "1000")
-#   make module-overhead  wbsync.ko's cost per event and on the reproducer
-#   make bisect-check  every prefix of the series builds (W=1) and boots
-#   make fstests  fstests (xfstests) on ext4 and xfs, vanilla against patched
-#                 kernel, from XFSTESTS_DIR (a checkout; FSTESTS_ARGS:
-#                 scripts/fstests.sh options); not part of make check
-#   make deps     install the Debian packages the lab needs
-#   make kernels  build (or reuse) both kernels; WBSYNC_VARIANT=debug for lockdep/KASAN
-#   make          build wbsync.ko against KDIR (default: the running kernel's
-#                 headers, /lib/modules/$(uname -r)/build), as kbuild does
-#   make module KDIR=...  the same, against another kernel build or headers
-#   make dkms-tree  the module's source as DKMS wants it, without .git, output/
-#                 or disk images: $(DKMS_TREE) (default /usr/src/wbsync-VERSION;
-#                 the version is dkms.conf's), then "dkms add $(DKMS_TREE)"
-#   make clean    remove the module's build objects
-#   make distclean  also remove the results (output/) and the kernel cache
-#                 ($(WBSYNC_CACHE))
+# Targets (make help prints this list):
+#   make demo         build vanilla and patched kernels, boot both, print the
+#                     sync report (DEMO_ARGS: scripts/sync-report.sh options),
+#                     then pgbench (PGBENCH_ARGS: pgbench-report.sh options)
+#   make check        the tests; closing line "N passed, N failed, N skipped"
+#   make quick        the module, the docs, the kselftests in a patched guest
+#                     and one crash cycle: for a change in progress
+#   make debug-check  the guest selftests, the crash tests and fstests on ext4
+#                     on the debug kernel (lockdep, KASAN, kmemleak, KUnit)
+#                     (DEBUG_FSTESTS_ARGS: fstests.sh options); hours
+#   make kcsan-check  the crash tests on KCSAN kernels, vanilla and patched
+#   make fresh-check  make check in a debootstrap chroot with an empty cache
+#   make soak         201 crash cycles, then the hole tests (SOAK_CYCLES)
+#   make naive-check  the crash test catches the naive fixture's data loss
+#   make fstests      fstests' sync list on ext4 and xfs, vanilla against
+#                     patched (XFSTESTS_DIR, FSTESTS_ARGS: fstests.sh options)
+#   make bisect-check every prefix of the series builds (W=1) and boots
+#   make sfr-bench, pgbench-bench, wait-inodes-bench, module-overhead,
+#   module-stress     the benchmarks and the module's stress test
+#   make results      Documentation/results.rst and README's table from results/
+#   make docs         Documentation as HTML in output/docs
+#   make deps         install the Debian packages the lab needs
+#   make kernels      build (or reuse) both kernels (WBSYNC_VARIANT=debug)
+#   make [module]     wbsync.ko against KDIR (default: the running kernel's
+#                     headers, /lib/modules/$(uname -r)/build)
+#   make dkms-tree    the module's source for "dkms add" in /usr/src/wbsync-VERSION
+#   make clean, distclean  the module's objects; also output/ and the cache
 #
 # Kernel trees and builds are cached in WBSYNC_CACHE (default /var/cache/wbsync).
 
@@ -61,7 +41,7 @@ KDIR ?= /lib/modules/$(shell uname -r)/build
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
 DKMS_TREE ?= /usr/src/wbsync-$(VERSION)
 
-.PHONY: all demo check debug-check kcsan-check fresh-check soak naive-check module-stress module-overhead sfr-bench wait-inodes-bench \
+.PHONY: all help quick docs results demo check debug-check kcsan-check fresh-check soak naive-check module-stress module-overhead sfr-bench wait-inodes-bench \
 	pgbench-bench bisect-check fstests deps kernels module dkms-tree clean distclean
 
 all: module
@@ -69,8 +49,21 @@ all: module
 demo:
 	PGBENCH_ARGS="$(PGBENCH_ARGS)" scripts/demo.sh $(DEMO_ARGS)
 
+help:
+	@sed -n '/^# Targets/,/^#$$/{s/^# \{0,1\}//;p}' Makefile
+
 check:
 	scripts/check.sh
+
+quick:
+	scripts/check.sh --quick
+
+docs: deps
+	sphinx-build -W -b html -d output/docs/doctrees Documentation output/docs/html
+	@echo "output/docs/html/index.html"
+
+results:
+	scripts/results.sh
 
 debug-check:
 	DEBUG_FSTESTS_ARGS="$(DEBUG_FSTESTS_ARGS)" scripts/check.sh --debug

@@ -70,6 +70,8 @@ table=(
 	"trace-cmd: trace-cmd"
 	"linux-perf: perf"
 	"gnuplot-nox: gnuplot"
+	# Documentation/ (make docs, and its check in make check)
+	"python3-sphinx: sphinx-build"
 	# make pgbench-bench: the server, initdb, pg_ctl and pgbench (postgresql-15),
 	# psql (postgresql-client-15), run from /usr/lib/postgresql/15/bin.  On a
 	# fresh machine its postinst also creates (and may start) cluster 15/main,
