@@ -9,13 +9,15 @@
 # A flush that yields to queued works (patch 14 of the series) must
 # keep a bound: it resumes with what it had left, never a fresh count,
 # so a stream of queued works cannot keep it armed for ever (the v5
-# review's H1; patches/draft/fixture-flush-no-budget.patch is such a
+# review's H1; selftests/fixtures/flush-no-budget.patch is such a
 # flush without a bound); and once sync(2)'s passes have written the
 # disk's dirty data, the flush must not go on writing what was dirtied
 # since, while ->sync_fs() and the block devices are flushed (H2).
 #
-# Two ext4 on partitions of the first disk of $WBSYNC_DISKS (one bdi, the
-# seed's layout), A mounted first (sync(2)'s passes run in mount order);
+# Two ext4 on partitions of one disk (one bdi, the seed's layout; 4 GiB as
+# need_disks makes it and scripts/flush-budget.sh boots it: on 1 GiB, ext4
+# writes A's data back early for free space), A mounted first (sync(2)'s
+# passes run in mount order);
 # the disk's queue is shortened to 4 requests of 128 KiB, as a slow
 # disk's, so that the flush waits for the disk.  A writer keeps
 # rewriting 4 files of 64 MiB, in three regimes, one after the other:
@@ -59,7 +61,7 @@
 # flush round with another reason (sync(2) joined a flush that reclaim
 # started) makes them inconclusive (a SKIP).  The pages of H2 are printed.
 #
-# Needs $KSRC (ktap_helpers.sh), a disk in $WBSYNC_DISKS, ext4 tools.
+# Needs $KSRC (ktap_helpers.sh), a disk (need_disks), ext4 tools.
 # shellcheck source=selftests/wbsync_lib.sh
 . "$(dirname "$0")/wbsync_lib.sh"
 # shellcheck source=selftests/dirty_limits.sh
@@ -85,7 +87,7 @@ tracing=/sys/kernel/tracing
 events=$tracing/events/writeback
 top=$(mktemp -d)
 mnt_a=$top/a mnt_b=$top/b
-writer='' loop='' loops='' old_buf='' old_vm=() queue='' old_queue=()
+writer='' loop='' loops='' old_buf='' old_on='' old_vm=() queue='' old_queue=()
 cleanup()
 {
 	local p e
@@ -99,6 +101,8 @@ cleanup()
 		echo 0 >$events/$e/filter 2>/dev/null
 	done
 	[ -n "$old_buf" ] && echo "$old_buf" >$tracing/buffer_size_kb
+	# tracing back on for the tests after this one
+	[ -n "$old_on" ] && echo "$old_on" >$tracing/tracing_on
 	if [ ${#old_queue[@]} = 2 ]; then
 		echo "${old_queue[0]}" >"$queue/nr_requests"
 		echo "${old_queue[1]}" >"$queue/max_sectors_kb"
@@ -113,15 +117,16 @@ cleanup()
 trap cleanup EXIT
 
 ktap_print_header
-read -r disk _ <<<"${WBSYNC_DISKS:-}"
-[ -b "$disk" ] || skip_all "need a disk in WBSYNC_DISKS"
 command -v mkfs.ext4 >/dev/null || skip_all "no mkfs.ext4"
+need_disks 1 4G
+read -r disk _ <<<"$WBSYNC_DISKS"
 ktap_set_plan 14
 
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 half_mib=$(($(blockdev --getsize64 "$disk") >> 21))
 mkdir -p "$mnt_a" "$mnt_b" &&
-	printf ",%dM\n,+\n" "$half_mib" | sfdisk -q "$disk" && part_a=${disk}1 part_b=${disk}2 &&
+	printf ",%dM\n,+\n" "$half_mib" | sfdisk -q "$disk" &&
+	part_a=$(part "$disk" 1) part_b=$(part "$disk" 2) &&
 	mkfs.ext4 -q -F "$part_a" && mkfs.ext4 -q -F "$part_b" &&
 	mount "$part_a" "$mnt_a" && mount "$part_b" "$mnt_b" ||
 	ktap_exit_fail_msg "cannot set up the filesystems"
@@ -137,7 +142,7 @@ dbg=/sys/kernel/debug/bdi/$bdi
 [ -r "$dbg/stats" ] || ktap_exit_fail_msg "no $dbg/stats"
 save_dirty_limits || ktap_exit_fail_msg "cannot save the dirty limits (${saved_dirty_limits[*]:-none set})"
 old_vm=("vm.dirty_writeback_centisecs=$(sysctl -n vm.dirty_writeback_centisecs)")
-old_buf=$(awk '{ print $1 }' $tracing/buffer_size_kb)
+old_buf=$(awk '{ print $1 }' $tracing/buffer_size_kb) old_on=$(cat $tracing/tracing_on)
 # Only the rounds of the passes and of the works without a superblock
 # (flush, background, kupdate): the loop's WB_SYNC_NONE works on B would
 # fill the buffer.

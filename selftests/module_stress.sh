@@ -13,8 +13,8 @@
 # nothing.  The console scan of scripts/vm-run adds BUG/WARNING/KASAN/
 # lockdep reports on top.
 #
-# Needs $WBSYNC_MODULE, $KSRC (ktap_helpers.sh) and one disk in
-# $WBSYNC_DISKS; $WBSYNC_STRESS_LOADS load/unload cycles (default 100);
+# Needs $WBSYNC_MODULE, $KSRC (ktap_helpers.sh) and a disk
+# (need_disks); $WBSYNC_STRESS_LOADS load/unload cycles (default 100);
 # $WBSYNC_BIN if the built sync_loop is not next to this script.
 #
 # WBSYNC_STRESS_ARM=kprobe_events is the control without wbsync.ko: each
@@ -50,14 +50,14 @@ cleanup()
 trap cleanup EXIT
 
 ktap_print_header
-read -r disk _ <<<"${WBSYNC_DISKS:-}"
-[ -n "$disk" ] || skip_all "no disk in WBSYNC_DISKS"
 [ "${WBSYNC_STRESS_ARM:-module}" != module ] || [ -f "${WBSYNC_MODULE:-}" ] ||
 	skip_all "no wbsync.ko in WBSYNC_MODULE"
 control_module=${WBSYNC_STRESS_CONTROL_MODULE:-exfat}
 [ "${WBSYNC_STRESS_ARM:-module}" != insmod ] ||
 	{ modprobe -n "$control_module" 2>/dev/null && ! grep -q "^$control_module " /proc/modules; } ||
 	skip_all "no unused module $control_module to load (WBSYNC_STRESS_CONTROL_MODULE)"
+need_disks 1
+read -r disk _ <<<"$WBSYNC_DISKS"
 [[ $loads =~ ^[1-9][0-9]*$ ]] || ktap_exit_fail_msg "WBSYNC_STRESS_LOADS must be a positive number"
 [ -x "$bin/sync_loop" ] || ktap_exit_fail_msg "$bin/sync_loop not built (make -C selftests)"
 ktap_set_plan 6

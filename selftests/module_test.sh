@@ -4,8 +4,8 @@
 # wbsync.ko in a guest: it loads, its statistics and tracepoints move
 # when sync(2) and syncfs(2) run on a real disk, malformed knob writes are
 # refused without a state change, a knob whose kernel side is missing says
-# "unsupported", and it unloads.  Needs $WBSYNC_MODULE (the .ko) and one
-# disk in $WBSYNC_DISKS (it skips without them), $KSRC for ktap_helpers.sh
+# "unsupported", and it unloads.  Needs $WBSYNC_MODULE (the .ko; it skips
+# without) and a disk (need_disks), $KSRC for ktap_helpers.sh
 # outside a kernel tree, $WBSYNC_BIN if the built sfr program is not next
 # to this script.
 # shellcheck source=selftests/wbsync_lib.sh
@@ -23,9 +23,9 @@ cleanup()
 trap cleanup EXIT
 
 ktap_print_header
-read -r disk _ <<<"${WBSYNC_DISKS:-}"
-[ -n "$disk" ] || skip_all "no disk in WBSYNC_DISKS"
 [ -f "${WBSYNC_MODULE:-}" ] || skip_all "no wbsync.ko in WBSYNC_MODULE"
+need_disks 1
+read -r disk _ <<<"$WBSYNC_DISKS"
 ktap_set_plan 13
 
 ktap_test_result "insmod wbsync.ko" insmod "$WBSYNC_MODULE"

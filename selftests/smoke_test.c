@@ -6,8 +6,9 @@
  * It cannot prove that sync(2) itself wrote the data: umount writes back
  * whatever sync left.  That is the crash test's job (selftests/integrity).
  *
- * The disks come from $WBSYNC_DISKS (set by scripts/guest-init): the first
- * one for ext4, the second for xfs.
+ * The disks come from $WBSYNC_DISKS (set by scripts/guest-init, or by
+ * smoke_test.sh for loop devices): the first one for ext4, the second for
+ * xfs.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -13,7 +13,7 @@
 #    survives dm-flakey dropping every later write; without the call (the
 #    control) the overwrite is lost, so the check can fail.
 #
-# Needs $KSRC (ktap_helpers.sh) and two disks in $WBSYNC_DISKS;
+# Needs $KSRC (ktap_helpers.sh) and two disks (need_disks);
 # $WBSYNC_MODULE (wbsync.ko) for the knob test, and $WBSYNC_BIN if the
 # built programs (sync_file_range_test, sfr) are not next to this script.
 # shellcheck source=selftests/wbsync_lib.sh
@@ -42,8 +42,8 @@ cleanup()
 trap cleanup EXIT
 
 ktap_print_header
-read -r disk1 disk2 _ <<<"${WBSYNC_DISKS:-}"
-[ -b "$disk1" ] && [ -b "$disk2" ] || skip_all "need two disks in WBSYNC_DISKS"
+need_disks 2
+read -r disk1 disk2 _ <<<"$WBSYNC_DISKS"
 [ -x "$sfr_test" ] && [ -x "$bin/sfr" ] || ktap_exit_fail_msg "programs not built in $bin (make -C selftests)"
 ktap_set_plan 5
 

@@ -9,11 +9,10 @@
 # while a writer keeps the lower filesystem at the dirty limit with data
 # dirtied after the call.  Background writeback must go on writing that
 # data, or the worker waits in balance_dirty_pages() for the sync to end
-# and the sync waits for the worker.  KTAP, in a wbsync guest, on the first
-# two disks of $WBSYNC_DISKS; every kernel must pass (6.12 does).  The draft
-# that held background writeback to the sync's inodes during sync(2)
-# (Documentation/sync-cutoff.rst, "Holding background writeback back")
-# fails it.
+# and the sync waits for the worker.  KTAP, in a wbsync guest, on two
+# disks (need_disks); every kernel must pass (6.12 does).  A change that
+# holds background writeback to the sync's inodes during sync(2) fails
+# it: the held data fills the dirty limit and the worker never returns.
 #
 # The first disk holds the lower ext4, with a sparse image behind a loop
 # device (buffered, as losetup makes it) and the upper ext4 on that; the
@@ -48,15 +47,13 @@ done
 [[ "$stall_s" =~ ^[1-9][0-9]*$ ]] || fail "-t must be a positive number, not '$stall_s'"
 
 [ "$(id -u)" = 0 ] || skip_all "needs root"
-read -r -a disks <<<"${WBSYNC_DISKS:-}"
-[ -b "${disks[1]:-}" ] || skip_all "needs 2 disks in WBSYNC_DISKS"
 for c in losetup dmsetup mkfs.ext4 e2fsck; do
 	command -v "$c" >/dev/null || skip_all "no $c"
 done
 busy_writer=${BUSY_WRITER:-${WBSYNC_BIN:-$here}/busy_writer}
 [ -x "$busy_writer" ] || skip_all "$busy_writer not built"
 export DM_DISABLE_UDEV=1
-disk=${disks[0]} name=${disks[0]#/dev/} dm=wbsync-middle
+dm=wbsync-middle
 limit=$((16 << 20)) bg_limit=$((4 << 20))
 
 vm=/proc/sys/vm
@@ -79,6 +76,9 @@ cleanup()
 	upper='' loop='' middle='' dm_made='' lower=''
 }
 trap cleanup EXIT
+need_disks 2
+read -r -a disks <<<"$WBSYNC_DISKS"
+disk=${disks[0]} name=${disks[0]#/dev/}
 
 # Sectors the disk has written (the 7th field of its stat)
 written() { awk '{ print $7 }' "/sys/block/$name/stat"; }

@@ -8,9 +8,9 @@
 # sync(2)'s WB_SYNC_ALL passes leave out the files created after the
 # call, also those that background writeback had queued in b_io before
 # the pass ran (the inherited batch; Documentation/sync-cutoff.rst,
-# section 13), and write every file closed before it.  KTAP, in a wbsync
+# "A sync pass skips the new inodes it finds in b_io"), and write every file closed before it.  KTAP, in a wbsync
 # guest, on a kernel with the sync cutoff (the series; it skips
-# elsewhere), with NR_FS (default 2) disks in $WBSYNC_DISKS, slow ones
+# elsewhere), with NR_FS (default 2) disks (need_disks), slow ones
 # (vm-run --profile usb or hdd) so that background writeback is still busy when
 # the later passes start.
 #
@@ -68,8 +68,6 @@ esac
 
 [ "$(id -u)" = 0 ] || skip_all "needs root"
 grep -qw sync_cutoff_start /proc/kallsyms || skip_all "the kernel has no sync cutoff (the series)"
-read -r -a disks <<<"${WBSYNC_DISKS:-}"
-[ "${#disks[@]}" -ge "$nr" ] || skip_all "needs $nr disks in WBSYNC_DISKS, has ${#disks[@]}"
 busy_writer=${BUSY_WRITER:-${WBSYNC_BIN:-$here}/busy_writer}
 [ -x "$busy_writer" ] || skip_all "$busy_writer not built"
 tracefs=/sys/kernel/tracing
@@ -93,6 +91,8 @@ cleanup()
 	restore_dirty_limits
 }
 trap cleanup EXIT
+need_disks "$nr"
+read -r -a disks <<<"$WBSYNC_DISKS"
 
 # The inodes that a WB_SYNC_ALL pass wrote pages of and that were new to
 # the sync, from the text trace $1: "reached=N new_written=N inodes=LIST".

@@ -12,7 +12,7 @@
 #  - it is called with s_umount held, remount included;
 #  - unloading puts the generic walk back, also after an unmount.
 #
-# Needs $KSRC (ktap_helpers.sh), two disks in $WBSYNC_DISKS and
+# Needs $KSRC (ktap_helpers.sh), two disks (need_disks) and
 # wbsync_wait_user.ko built against this kernel: $WBSYNC_WAIT_USER, else
 # test_modules/ next to this script (a kselftest install with KDIR).
 # shellcheck source=selftests/wbsync_lib.sh
@@ -50,14 +50,14 @@ if [ -z "$module" ]; then
 	ktap_test_skip "->wait_inodes() tests: no wbsync_wait_user.ko (a kernel without the hook)"
 	exit 0
 fi
-read -r disk1 disk2 _ <<<"${WBSYNC_DISKS:-}"
-[ -b "$disk1" ] && [ -b "$disk2" ] || skip_all "need two disks in WBSYNC_DISKS"
 [ -f "$module" ] || ktap_exit_fail_msg "WBSYNC_WAIT_USER: no file '$module'"
+need_disks 2
+read -r disk1 disk2 _ <<<"$WBSYNC_DISKS"
 ktap_set_plan 15
 
 # A and B: ext4 on two partitions of disk 1 (one bdi); C: xfs on disk 2.
 mkdir -p "$mnt_a" "$mnt_b" "$mnt_c" "$mnt_t" &&
-	sfdisk -q "$disk1" <<<$',+400M\n,+' && part_a=${disk1}1 part_b=${disk1}2 &&
+	sfdisk -q "$disk1" <<<$',+400M\n,+' && part_a=$(part "$disk1" 1) part_b=$(part "$disk1" 2) &&
 	mkfs.ext4 -q -F "$part_a" && mkfs.ext4 -q -F "$part_b" &&
 	mkfs.xfs -q -f "$disk2" &&
 	mount "$part_a" "$mnt_a" && mount "$part_b" "$mnt_b" && mount "$disk2" "$mnt_c" &&
