@@ -14,7 +14,7 @@
 #                     (DEBUG_FSTESTS_ARGS: fstests.sh options); hours
 #   make kcsan-check  the crash tests on KCSAN kernels, vanilla and patched
 #   make fresh-check  make check in a debootstrap chroot with an empty cache
-#   make soak         201 crash cycles, then the hole tests (SOAK_CYCLES)
+#   make soak         201 crash cycles, the hole tests, vanilla's (SOAK_CYCLES)
 #   make naive-check  the crash test catches the naive fixture's data loss
 #   make fstests      fstests' sync list on ext4 and xfs, vanilla against
 #                     patched (XFSTESTS_DIR, FSTESTS_ARGS: fstests.sh options)
@@ -77,6 +77,7 @@ fresh-check:
 soak: deps
 	scripts/integrity.sh patched --cycles $(SOAK_CYCLES) --modes sync,syncfs,overwrite $(INTEGRITY_ARGS)
 	scripts/holes.sh patched --hole all --cycles 2
+	scripts/integrity.sh vanilla --modes sync,nosync $(INTEGRITY_ARGS)
 
 naive-check: deps
 	scripts/integrity.sh naive --modes sync,overwrite $(INTEGRITY_ARGS)
