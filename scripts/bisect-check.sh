@@ -37,9 +37,7 @@ command -v ccache >/dev/null && kmake+=(CC="ccache gcc")
 cfg=$("$WBSYNC_TOP/scripts/build-kernel.sh" patched)/.config
 [ -f "$cfg" ] || die "no configuration of the patched kernel"
 
-echo "TAP version 13"
-echo "1..${#commits[@]}"
-failed=0
+tap_plan ${#commits[@]}
 for ((i = 0; i < ${#commits[@]}; i++)); do
 	c=${commits[i]} n=$((i + 1))
 	subject=$(git -C "$full" log -1 --format=%s "$c")
@@ -50,23 +48,20 @@ for ((i = 0; i < ${#commits[@]}; i++)); do
 	cp "$cfg" "$build/.config"
 	touched=$(git -C "$tree" diff --name-only "$c^" "$c" -- '*.c' | sed 's/\.c$/.o/')
 	if ! "${kmake[@]}" olddefconfig vmlinux >"$out/build-$n.log" 2>&1; then
-		echo "not ok $n $step builds"
-		failed=1
+		tap "not ok" "$step builds"
 		continue
 	fi
 	# shellcheck disable=SC2086
 	if [ -n "$touched" ] && { ! "${kmake[@]}" W=1 $touched >"$out/w1-$n.log" 2>&1 ||
 				  grep -q 'warning:' "$out/w1-$n.log"; }; then
-		echo "not ok $n $step has W=1 warnings ($out/w1-$n.log)"
-		failed=1
+		tap "not ok" "$step has W=1 warnings ($out/w1-$n.log)"
 		continue
 	fi
 	if "$WBSYNC_TOP/scripts/vm-run" --quiet --kernel "$build" --out "$out/boot-$n" \
 		--disks 2 --timeout 600 -- "$WBSYNC_TOP/output/selftests/smoke_test" >/dev/null; then
-		echo "ok $n $step builds and boots (smoke test)"
+		tap ok "$step builds and boots (smoke test)"
 	else
-		echo "not ok $n $step boots (smoke test: $out/boot-$n)"
-		failed=1
+		tap "not ok" "$step boots (smoke test: $out/boot-$n)"
 	fi
 done
-exit $failed
+tap_finish "work directory $out"

@@ -54,9 +54,7 @@ guest_status()
 {
 	mkdir -p "$2"
 	echo "vm-run exit status $1" >"$2/vm-run.status"
-	[ "$1" = 0 ] ||
-		printf 'TAP version 13\n1..1\nnot ok 1 %s guest run (vm-run exit status %s)\n' \
-			"$3" "$1" >"$2/guest.tap"
+	[ "$1" = 0 ] || tap_all "not ok|$3 guest run (vm-run exit status $1)" >"$2/guest.tap"
 }
 
 # The TAP files the closing line sums, each added where it is written (a
@@ -154,15 +152,7 @@ else
 	result "not ok" "Documentation/results.rst and README are generated from results/"
 fi
 
-{
-	echo "TAP version 13"
-	echo "1..${#build_results[@]}"
-	n=0
-	for r in "${build_results[@]}"; do
-		n=$((n + 1))
-		echo "${r%%|*} $n ${r#*|}"
-	done
-} >"$out/build.tap"
+tap_all "${build_results[@]}" >"$out/build.tap"
 cat "$out/build.tap"
 taps+=("$out/build.tap")
 
@@ -361,16 +351,14 @@ if [ "$debug" = 1 ]; then
 	# shellcheck disable=SC2086
 	"$WBSYNC_TOP/scripts/fstests.sh" -k patched -f ext4 -o "$out/fstests" \
 		${DEBUG_FSTESTS_ARGS:-} >"$out/fstests.log" 2>&1
-	awk 'BEGIN { print "TAP version 13" }
-	FILENAME ~ /status$/ { rc = $1; next }
-	{ n++; r = ($3 == "pass") ? "ok" : ($3 == "notrun") ? "ok" : "not ok"
-	  line[n] = r " " n " fstests " $1 " on " $2 ($3 == "notrun" ? " # SKIP not run" : ($3 == "pass" ? "" : " (" $3 ")")) }
-	END { print "1.." n + 1
-	      for (i = 1; i <= n; i++) print line[i]
-	      print (rc == "0" ? "ok " : "not ok ") n + 1 " fstests guest: no kernel report (vm-run exit status " rc ")" }' \
-		"$out/fstests/patched-ext4.status" "$out/fstests/results.txt" >"$out/fstests.tap" 2>/dev/null ||
-		printf 'TAP version 13\n1..1\nnot ok 1 fstests on the debug kernel ran (see %s)\n' \
-			"$out/fstests.log" >"$out/fstests.tap"
+	if read -r rc _ 2>/dev/null <"$out/fstests/patched-ext4.status" && [ -f "$out/fstests/results.txt" ]; then
+		mapfile -t rows < <(awk '{ print ($3 == "pass" || $3 == "notrun" ? "ok" : "not ok") "|fstests " $1 " on " $2 \
+			($3 == "notrun" ? " # SKIP not run" : $3 == "pass" ? "" : " (" $3 ")") }' "$out/fstests/results.txt")
+		r=ok && [ "$rc" = 0 ] || r="not ok"
+		tap_all "${rows[@]}" "$r|fstests guest: no kernel report (vm-run exit status $rc)"
+	else
+		tap_all "not ok|fstests on the debug kernel ran (see $out/fstests.log)"
+	fi >"$out/fstests.tap"
 	taps+=("$out/fstests.tap")
 	log "fstests: $(grep -c '^ok' "$out/fstests.tap") ok, $(grep -c '^not ok' "$out/fstests.tap") not ok"
 fi

@@ -1,10 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # Shared parts of the host-side crash tests (integrity.sh, holes.sh):
-# arguments, TAP, the crash boot and the verify boot.  Source it after
-# lib.sh; set $testno=0 and $failed=0 first, and $plan and $work before
-# tap_finish.
-# shellcheck disable=SC2154,SC2034 # plan, work in; kdir, name out
+# arguments, TAP comments, the crash boot and the verify boot.  Source it
+# after lib.sh.
+# shellcheck disable=SC2034 # kdir, name out
 
 # vm-run's exit status of the last verify_boot
 boot_rc=0
@@ -76,33 +75,10 @@ need_num()
 	[[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || usage_error "$1 needs a positive number, not '${2:-}'"
 }
 
-# tap ok|"not ok" DESCRIPTION...: the next TAP result.
-tap()
-{
-	local res=$1
-
-	shift
-	testno=$((testno + 1))
-	[ "$res" = ok ] || failed=$((failed + 1))
-	echo "$res $testno $*"
-}
-
 # Guest output as TAP comments.
 comment()
 {
 	sed 's/^/#   /' "$@"
-}
-
-# The closing lines; exit 0 if all $plan results came and passed.
-tap_finish()
-{
-	echo "# Totals: pass:$((testno - failed)) fail:$failed"
-	if [ "$failed" = 0 ] && [ "$testno" = "$plan" ]; then
-		echo "# PASS"
-		exit 0
-	fi
-	echo "# FAIL (work directory $work)"
-	exit 1
 }
 
 # The kselftest helpers the guest scripts source: from $KSRC, else the

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# flush-budget.sh KERNEL [--runs N] [-p PROFILE] [--timeout SEC] [-o DIR]
+# flush-budget.sh KERNEL [-r N] [-p PROFILE] [--timeout SEC] [-o DIR]
 #                 [-- TEST-OPTIONS]
 #
 # sync(2)'s flush must end: selftests/flush_budget.sh (see there) on
@@ -13,8 +13,8 @@
 # Prints TAP, one test per run with the guest's lines as comments; exits 0
 # if every run passed or skipped, 1 if one failed, 2 on bad arguments.
 #
-# Options (the letters of the other lab scripts):
-#   --runs N         boots (default 1)
+# Options (the letters as in the table of scripts/lib.sh):
+#   -r, --runs N     boots (default 1)
 #   -p, --profile P  disk profile (default usb: a disk slower than the
 #                    writer, so that the flush always has pages to write)
 #   --timeout SEC    per boot (default 600)
@@ -32,7 +32,7 @@ shift
 runs=1 profile=usb timeout=600 out=''
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--runs) need_num "$@"; runs=$2; shift 2 ;;
+	-r|--runs) need_num "$@"; runs=$2; shift 2 ;;
 	-p|--profile) need_arg "$@"; profile=$2; shift 2 ;;
 	--timeout) need_num "$@"; timeout=$2; shift 2 ;;
 	-o|--out) need_arg "$@"; out=$2; shift 2 ;;
@@ -54,10 +54,8 @@ work=${out:-$WBSYNC_TOP/output/flush-budget-$name}
 mkdir -p "$work" || die "cannot create '$work'"
 work=$(cd "$work" && pwd)
 
-echo "TAP version 13"
-echo "1..$runs"
+tap_plan "$runs"
 echo "# kernel $kdir, profile $profile, $runs run(s)${*:+, test options $*}"
-failed=0
 for ((run = 1; run <= runs; run++)); do
 	rc=0
 	vm_run --kernel "$kdir" --disks 1 --disk-size 4G --profile "$profile" \
@@ -65,14 +63,10 @@ for ((run = 1; run <= runs; run++)); do
 		env KSRC="${ktap%/tools/testing/selftests/kselftest/ktap_helpers.sh}" \
 		"$WBSYNC_TOP/selftests/flush_budget.sh" "$@" >/dev/null 2>&1 || rc=$?
 	sed 's/^/# /' "$work/run-$run/output" 2>/dev/null
-	if [ "$rc" = 0 ]; then
-		echo "ok $run run $run"
-	elif [ "$rc" = 4 ]; then
-		echo "ok $run run $run # SKIP the guest test skipped"
-	else
-		echo "not ok $run run $run (exit status $rc, $work/run-$run)"
-		failed=$((failed + 1))
-	fi
+	case $rc in
+	0) tap ok "run $run" ;;
+	4) tap ok "run $run # SKIP the guest test skipped" ;;
+	*) tap "not ok" "run $run (exit status $rc, $work/run-$run)" ;;
+	esac
 done
-echo "# $failed of $runs run(s) failed"
-[ "$failed" = 0 ]
+tap_finish "work directory $work"

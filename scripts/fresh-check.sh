@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# fresh-check.sh [-d DIR] [-m MIRROR] [-k]
+# fresh-check.sh [--root DIR] [--mirror MIRROR] [--keep]
 #
 # make check as on a fresh Debian 12 machine (make fresh-check): a minimal
 # Debian 12 root made by debootstrap (minbase, plus git to clone with), a
@@ -18,30 +18,30 @@
 # closing line), installed (the packages the run installed: deps.sh's
 # work) and host-only (packages installed on this machine that the run
 # did not need).  Exit status: .ci/run's.
-#   -d DIR     the chroot (default $WBSYNC_CACHE/fresh-root, made anew; an
-#              existing DIR is removed only if an earlier run made it)
-#   -m MIRROR  the Debian mirror (default http://deb.debian.org/debian)
-#   -k         keep the chroot afterwards (its cache holds the cold builds)
+#   --root DIR       the chroot (default $WBSYNC_CACHE/fresh-root, made anew;
+#                    an existing DIR is removed only if an earlier run made it)
+#   --mirror MIRROR  the Debian mirror (default http://deb.debian.org/debian)
+#   --keep           keep the chroot afterwards (its cache holds the cold builds)
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-usage="usage: fresh-check.sh [-d DIR] [-m MIRROR] [-k]"
+usage="usage: fresh-check.sh [--root DIR] [--mirror MIRROR] [--keep]"
 args=("$@")
 root=$WBSYNC_CACHE/fresh-root mirror=http://deb.debian.org/debian keep=0
-while getopts d:m:kh opt; do
-	case $opt in
-	d) root=$OPTARG ;;
-	m) mirror=$OPTARG ;;
-	k) keep=1 ;;
+while [ $# -gt 0 ]; do
+	case $1 in
+	--root | --mirror) [ $# -ge 2 ] || usage_error "$1 needs an argument; $usage" ;;&
+	--root) root=$2; shift ;;
+	--mirror) mirror=$2; shift ;;
+	--keep) keep=1 ;;
 	*) usage_error "$usage" ;;
 	esac
+	shift
 done
-shift $((OPTIND - 1))
-[ $# = 0 ] || usage_error "$usage"
-case $root in /*) ;; *) usage_error "-d needs an absolute path, not '$root'" ;; esac
+case $root in /*) ;; *) usage_error "--root needs an absolute path, not '$root'" ;; esac
 root=$(realpath -m -- "$root")
-[ "$root" != / ] || usage_error "-d / would be this machine"
-case $mirror in http://* | https://*) ;; *) usage_error "-m needs an http(s) URL, not '$mirror'" ;; esac
+[ "$root" != / ] || usage_error "--root / would be this machine"
+case $mirror in http://* | https://*) ;; *) usage_error "--mirror needs an http(s) URL, not '$mirror'" ;; esac
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot, mounts)"
 
 # Everything below runs in a private mount namespace: its mounts go with

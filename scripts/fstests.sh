@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# fstests.sh [-f FS[,FS]] [-k KERNEL[,KERNEL]] [-l LIST | -t TEST[,TEST]]
-#            [-j GUESTS] [-o OUTDIR] [-r] [-h]
+# fstests.sh [-f FS[,FS]] [-k KERNEL[,KERNEL]] [-j GUESTS] [-o OUTDIR]
+#            [--report] [-h] [-l LIST | TEST...]
 #
 # fstests (xfstests) on the vanilla and the patched kernel, the same tests
 # on both: one guest per kernel and filesystem runs selftests/fstests/run.sh
@@ -10,14 +10,15 @@
 # disks.
 #   -f  filesystems (default ext4,xfs)
 #   -k  kernels (default vanilla,patched)
+#   -j  guests at a time (default 1)
+#   -o  results directory (default output/fstests)
+#   --report  no runs: the report of the results in output/fstests (of a
+#       run that was stopped, say)
 #   -l  list file, one test a line, "#" comments (default
 #       selftests/fstests/sync.list); ext4/ and xfs/ tests run on that
 #       filesystem only
-#   -t  these tests instead of a list, e.g. generic/048,xfs/104
-#   -j  guests at a time (default 1)
-#   -o  results directory (default output/fstests)
-#   -r  no runs: the report of the results in output/fstests (of a run
-#       that was stopped, say)
+#   TEST...  these tests instead of a list, as for fstests' ./check, e.g.
+#       generic/048 xfs/104
 # The source is XFSTESTS_DIR (a work tree, whose HEAD commit is built, or
 # a git directory, cloned into $WBSYNC_CACHE/xfstests-src), else that clone,
 # else a fresh clone of upstream.  It is built in
@@ -30,38 +31,33 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 UPSTREAM=git://git.kernel.org/pub/scm/fs/xfs/xfstests-dev.git
-USAGE="usage: fstests.sh [-f FS[,FS]] [-k KERNEL[,KERNEL]] [-l LIST | -t TEST[,TEST]] [-j GUESTS] [-o OUTDIR] [-r] [-h]"
-
+USAGE="usage: fstests.sh [-f FS[,FS]] [-k KERNEL[,KERNEL]] [-j GUESTS] [-o OUTDIR] [--report] [-h] [-l LIST | TEST...]"
 bad()
 {
 	echo "${0##*/}: $*" >&2
 	exit 2
 }
-
-fss=ext4,xfs kernels=vanilla,patched list= tests= jobs=1 report_only=0
+fss=ext4,xfs kernels=vanilla,patched list= tests=() jobs=1 report_only=0
 top=$WBSYNC_TOP/output/fstests
-while getopts f:k:l:t:j:o:rh opt; do
-	case $opt in
-	f) fss=$OPTARG ;;
-	k) kernels=$OPTARG ;;
-	l) list=$OPTARG ;;
-	t) tests=$OPTARG ;;
-	j) jobs=$OPTARG ;;
-	o) top=$OPTARG ;;
-	r) report_only=1 ;;
-	h)
-		sed -n '4,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"
-		exit 0
-		;;
-	*) echo "$USAGE" >&2 && exit 2 ;;
+while [ $# -gt 0 ]; do
+	case $1 in
+	-f | -k | -j | -o | -l) [ $# -ge 2 ] || bad "$1 needs an argument; $USAGE" ;;&
+	-f) fss=$2 ;;
+	-k) kernels=$2 ;;
+	-j) jobs=$2 ;;
+	-o) top=$2 ;;
+	-l) list=$2 ;;
+	--report) report_only=1; shift; continue ;;
+	-h | --help) lab_help ;;
+	-*) bad "unknown option '$1'; $USAGE" ;;
+	*) tests+=("$1"); shift; continue ;;
 	esac
+	shift 2
 done
-shift $((OPTIND - 1))
-[ $# = 0 ] || bad "unexpected argument '$1'; $USAGE"
-[ -z "$list" ] || [ -z "$tests" ] || bad "-l and -t exclude each other"
+[ -z "$list" ] || [ ${#tests[@]} = 0 ] || bad "-l and TEST arguments exclude each other"
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || bad "-j needs a number of guests, not '$jobs'"
-IFS=, read -ra fss <<<"$fss"
-IFS=, read -ra kernels <<<"$kernels"
+IFS=", " read -ra fss <<<"$fss"
+IFS=", " read -ra kernels <<<"$kernels"
 [ ${#fss[@]} -gt 0 ] && [ ${#kernels[@]} -gt 0 ] || bad "-f and -k need at least one name"
 for fs in "${fss[@]}"; do
 	case $fs in
@@ -74,13 +70,12 @@ done
 for k in "${kernels[@]}"; do
 	case $k in vanilla | patched) ;; *) bad "unknown kernel '$k' (vanilla, patched)" ;; esac
 done
-if [ -z "$tests" ]; then
+if [ ${#tests[@]} = 0 ]; then
 	list=${list:-$WBSYNC_TOP/selftests/fstests/sync.list}
 	[ -f "$list" ] || bad "no list file '$list'"
-	tests=$(sed -e 's/#.*//' "$list" | tr -s ' \t' '\n\n' | grep -v '^$' | paste -sd, -) || true
-	[ -n "$tests" ] || bad "no tests in $list"
+	mapfile -t tests < <(sed -e 's/#.*//' "$list" | tr -s ' \t' '\n\n' | grep -v '^$')
+	[ ${#tests[@]} -gt 0 ] || bad "no tests in $list"
 fi
-IFS=, read -ra tests <<<"$tests"
 if [ "$report_only" = 1 ]; then
 	commit=$(cat "$top/commit" 2>/dev/null) || die "no results in $top"
 else

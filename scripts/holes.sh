@@ -30,7 +30,7 @@
 # flush did not (the module's count) and F kept its mtime and data is a
 # SKIP; --min-reached and the summary as for h5.
 #
-# Options (-f, -l, -p and -o are the letters of the other lab scripts):
+# Options (-p and -o as in the table of scripts/lib.sh):
 #   --hole H         h1, h2, h4, h5, h7, h8 or all (default: h1, h2, h4); h2 (NFS) runs the
 #                    kernel's nfs variant (WBSYNC_VARIANT=nfs), built here
 #   --cycles N       crash/verify cycles per hole (default 1)
@@ -160,14 +160,11 @@ for h in "${hole_list[@]}"; do
 	[ "$h" = h1 ] && [ "$kick" = 0 ] && need_fault=1
 	case $h in h7|h8) need_h7=1 ;; esac
 done
-# shellcheck disable=SC2034 # tap() counts in testno and failed
-testno=0 failed=0
 plan=$((1 + need_fault + need_h7 + cycles * ${#hole_list[@]} * 2 + has_h5))
 # h5: the cycles that reached the window, and their outcomes
 h5_reached=0 h5_passed=0 h5_failed=0 h5_failed_out=0 h5_skipped=0 h5_other=0
 
-echo "TAP version 13"
-echo "1..$plan"
+tap_plan "$plan"
 echo "# kernel $kdir$([ "$kdir_h2" = "$kdir" ] || echo " (h2: $kdir_h2)"), holes ${hole_list[*]}, profile $profile, $cycles cycle(s)${gopts[*]:+, ${gopts[*]}}"
 echo "# work directory $work"
 
@@ -351,4 +348,4 @@ if [ "$has_h5" = 1 ]; then
 	fi
 fi
 
-tap_finish
+tap_finish "work directory $work"

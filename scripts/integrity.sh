@@ -19,13 +19,13 @@
 # naive, a "not ok" of a verify boot is the expected result: the exit
 # status is 0 when the test caught lost data and 1 when it did not.
 #
-# Options (-f, -l, -p and -o are the letters of the other lab scripts):
+# Options (-f, -p and -o as in the table of scripts/lib.sh):
 #   --cycles N       crash/verify cycles per mode (default 1)
 #   --modes LIST     comma-separated: sync, syncfs, overwrite, nosync (the
 #                    control: no sync, every fs2 file must be lost), or all
 #                    (all four; default sync)
 #   -f, --fs TYPE    ext4, xfs, vfat, exfat, ext2, udf or minix (default ext4)
-#   -l, --layout L   shared: two partitions of one disk, sysrq-b, two boots
+#   --layout L       shared: two partitions of one disk, sysrq-b, two boots
 #                    flakey: dm-flakey on two disks, one boot (default shared)
 #   -p, --profile P  disk profile: none, ssd or hdd (default none)
 #   --files N        fs2 files (default 1000)
@@ -65,7 +65,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--cycles) need_num "$@"; cycles=$2; shift 2 ;;
 	--modes) need_arg "$@"; modes=$2; shift 2 ;;
-	-l|--layout) need_arg "$@"; layout=$2; shift 2 ;;
+	--layout) need_arg "$@"; layout=$2; shift 2 ;;
 	-f|--fs) need_arg "$@"; fstype=$2; shift 2 ;;
 	-p|--profile) need_arg "$@"; profile=$2; shift 2 ;;
 	--files|--writers1|--writers2|--size1|--size2|--budget|--pace-us)
@@ -116,14 +116,12 @@ work=${out:-$WBSYNC_TOP/output/integrity-$name}
 mkdir -p "$work/bin/kselftest" || die "cannot create '$work'"
 work=$(cd "$work" && pwd)
 
-# shellcheck disable=SC2034 # tap() counts in testno and failed
-testno=0 failed=0 lost=0 kept=0
+lost=0 kept=0
 per_mode=2
 [ "$layout" = shared ] || per_mode=1
 plan=$((2 + wait_user + cycles * ${#mode_list[@]} * per_mode))
 
-echo "TAP version 13"
-echo "1..$plan"
+tap_plan "$plan"
 echo "# kernel $kdir, $fstype, layout $layout, profile $profile, modes ${mode_list[*]}, $cycles cycle(s)${gopts[*]:+, ${gopts[*]}}"
 echo "# work directory $work"
 
@@ -274,7 +272,7 @@ for ((c = 1; c <= cycles; c++)); do
 done
 
 if [ "$kernel" != naive ]; then
-	tap_finish
+	tap_finish "work directory $work"
 fi
 # The fixture: the test must have caught lost data in a verify boot.
 if [ "$lost" -gt 0 ]; then

@@ -38,8 +38,8 @@ while getopts :k:f:o:h opt; do
 done
 shift $((OPTIND - 1))
 [ $# = 0 ] || usage_error "unexpected argument '$1'"
-IFS=, read -r -a kernels <<<"$kernels"
-IFS=, read -r -a fss <<<"$fss"
+IFS=", " read -r -a kernels <<<"$kernels"
+IFS=", " read -r -a fss <<<"$fss"
 for fs in "${fss[@]}"; do
 	case $fs in ext4 | xfs | vfat) ;; *) usage_error "-f: '$fs' is not ext4, xfs or vfat" ;; esac
 done
@@ -82,21 +82,20 @@ control()
 	local dir=$out/control-$k
 
 	{
-		echo "TAP version 13"
-		echo "1..1"
+		tap_plan 1
 		if ! ko=$("$WBSYNC_TOP/scripts/build-module.sh" "${kdir[$k]}" "kcsan-$k" \
 			"$WBSYNC_TOP/scripts/kcsan-control" 2>"$dir.log"); then
-			echo "not ok 1 control: building wbsync_race.ko against $k failed (log: $dir.log)"
+			tap "not ok" "control: building wbsync_race.ko against $k failed (log: $dir.log)"
 		elif ! vm_run --kernel "${kdir[$k]}/vmlinux" --quiet --out "$dir" -- \
 			insmod "$ko" >>"$dir.log" 2>&1; then
-			echo "not ok 1 control: the guest loading wbsync_race.ko failed (log: $dir.log)"
+			tap "not ok" "control: the guest loading wbsync_race.ko failed (log: $dir.log)"
 		else
 			# The module's race, not any race of that boot.
 			n=$(grep -c 'BUG: KCSAN: data-race in .*wbsync_race_' "$dir/console.log")
 			if [ "${n:-0}" -gt 0 ]; then
-				echo "ok 1 control: KCSAN on $k reports the deliberate race ($n reports)"
+				tap ok "control: KCSAN on $k reports the deliberate race ($n reports)"
 			else
-				echo "not ok 1 control: KCSAN on $k does not report wbsync_race.ko's race: a silent run would prove nothing"
+				tap "not ok" "control: KCSAN on $k does not report wbsync_race.ko's race: a silent run would prove nothing"
 			fi
 		fi
 	} >"$dir.tap"

@@ -1,5 +1,38 @@
 # SPDX-License-Identifier: GPL-2.0
 # Shared helpers for the wbsync lab scripts; source it, do not run it.
+#
+# The options of the host scripts (scripts/*.sh, vm-run): one letter, one
+# meaning, whichever script takes it.  A script's --help says which it
+# takes; an option without a letter below is a long one only.
+#   -a                 sync-report: every kernel in every cell
+#   -b BUILD           kcsan-report: the kernel build of the consoles
+#   -c CONFIGS         sync-report: sync_busy.sh -c configurations
+#   -d RESULTS_DIR     results.sh: the results of record (default results)
+#   -e EVERY           sfr-report: sync_file_range(2) every EVERY writes
+#   -f, --fs FSTYPES   filesystem type(s)
+#   -h, --help         the script's header comment
+#   -j GUESTS          fstests: guests at a time
+#   -k KERNELS         kernel(s) to boot: vanilla, patched, ...
+#   -l LIST            fstests: a list file of tests
+#   -m MOUNT_OPTIONS   sync-report: mount options of every filesystem
+#   -n NR_FS           number of busy filesystems
+#   -o, --out OUTDIR   output or work directory
+#   -p, --profile P    disk profile (PROFILES below)
+#   -r, --runs RUNS    runs (boots, or runs in one boot)
+#   -R OUTDIR          sync-report: render OUTDIR's report again
+#   -s                 sync-report: Debian's stock kernel as vanilla
+#   -t SECONDS         seconds of load in each run
+#   -w dd|c            sync-report: the writer program
+#   -W WRITERS         writers per filesystem
+#   --keep             keep what a passing run removes (disk images, chroot)
+#   --timeout SEC      per boot (vm-run's)
+#   --cycles N         crash/verify cycles (integrity, holes, new-inodes)
+# Long only where a letter would clash: pgbench-report --clients and
+# --scale, module-stress --arm, fstests --report (its tests are arguments,
+# as for fstests' ./check), integrity --layout, fresh-check --root and
+# --mirror, results.sh --rst and --readme, kcsan-report --file.  The guest tests (selftests/)
+# have letters of their own (sync_busy.sh -l LAYOUT, pgbench_bench.sh -c
+# CLIENTS -s SCALE): the host scripts translate.
 
 WBSYNC_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # Kernel trees and builds live outside the work tree: they are large and
@@ -29,6 +62,51 @@ lab_help()
 	exit 0
 }
 case "${1:-}" in -h|--help) lab_help ;; esac
+
+# TAP, the one writer of the host scripts (scripts/tap-summary sums it):
+# tap_plan N, then tap ok|"not ok" DESCRIPTION per result ("... # SKIP
+# why" skips), then tap_finish [NOTE]: the totals; exit 0 if all N
+# results came and passed or skipped, else 1 (NOTE says where to look).
+# Or tap_all, for results known beforehand.
+# shellcheck disable=SC2034 # testno, failed and plan are the callers'
+tap_plan()
+{
+	testno=0 failed=0 plan=$1
+	echo "TAP version 13"
+	echo "1..$plan"
+}
+
+tap()
+{
+	local res=$1
+
+	shift
+	testno=$((testno + 1))
+	[ "$res" = ok ] || failed=$((failed + 1))
+	echo "$res $testno $*"
+}
+
+# tap_all "ok|DESCRIPTION" "not ok|DESCRIPTION"...: TAP of these results.
+tap_all()
+{
+	local r
+
+	tap_plan $#
+	for r; do
+		tap "${r%%|*}" "${r#*|}"
+	done
+}
+
+tap_finish()
+{
+	echo "# Totals: pass:$((testno - failed)) fail:$failed"
+	if [ "$failed" = 0 ] && [ "$testno" = "$plan" ]; then
+		echo "# PASS"
+		exit 0
+	fi
+	echo "# FAIL${1:+ ($1)}"
+	exit 1
+}
 
 log()
 {

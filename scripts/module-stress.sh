@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# module-stress.sh [-k patched|stock] [-a module|kprobe_events|insmod] [-r RUNS]
+# module-stress.sh [-k patched|stock] [--arm module|kprobe_events|insmod] [-r RUNS]
 #                  [-o OUTDIR] [LOADS]
 #
 # Run selftests/module_stress.sh in a guest: LOADS (default 100)
@@ -13,9 +13,9 @@
 #               (make module-stress uses "debug": lockdep, KASAN, kmemleak)
 #   -k stock    Debian's stock generic kernel of the base's source, with the
 #               module built against its headers
-#   -a kprobe_events  the control without wbsync.ko: tracefs kretprobe
+#   --arm kprobe_events  the control without wbsync.ko: tracefs kretprobe
 #               events on the same functions, armed by the kernel alone
-#   -a insmod   the other control: loads and unloads of a module without
+#   --arm insmod  the other control: loads and unloads of a module without
 #               probes (exfat; the stock kernel only: the lab's has no
 #               modules)
 # Work directory (-o) output/module-stress-KERNEL[-VARIANT][-ARM],
@@ -25,20 +25,22 @@ set -euo pipefail
 
 usage()
 {
-	echo "usage: module-stress.sh [-k patched|stock] [-a module|kprobe_events|insmod] [-r RUNS] [-o OUTDIR] [LOADS]" >&2
+	echo "usage: module-stress.sh [-k patched|stock] [--arm module|kprobe_events|insmod] [-r RUNS] [-o OUTDIR] [LOADS]" >&2
 	exit 2
 }
 kernel=patched arm=module runs=1 out=
-while getopts k:a:r:o:h opt; do
-	case $opt in
-	k) kernel=$OPTARG ;;
-	a) arm=$OPTARG ;;
-	r) runs=$OPTARG ;;
-	o) out=$OPTARG ;;
-	*) usage ;;
+while [ $# -gt 0 ]; do
+	case $1 in
+	-k | --arm | -r | -o) [ $# -ge 2 ] || usage ;;&
+	-k) kernel=$2 ;;
+	--arm) arm=$2 ;;
+	-r) runs=$2 ;;
+	-o) out=$2 ;;
+	-*) usage ;;
+	*) break ;;
 	esac
+	shift 2
 done
-shift $((OPTIND - 1))
 loads=${1:-100}
 [ $# -le 1 ] && [[ $loads =~ ^[1-9][0-9]*$ ]] && [[ $runs =~ ^[1-9][0-9]*$ ]] || usage
 case $arm in module | kprobe_events | insmod) ;; *) usage ;; esac

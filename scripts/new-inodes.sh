@@ -70,12 +70,9 @@ cp "$WBSYNC_TOP/selftests/sync_new_inodes.sh" "$WBSYNC_TOP/selftests/wbsync_lib.
 	cp "$ktap" "$work/kselftest/" || die "cannot fill '$work/bin'"
 cd "$work" || exit 1
 
-# shellcheck disable=SC2034 # tap() counts in testno and failed
-testno=0 failed=0
 plan=$((cycles * 2 + 1))
 reached=0
-echo "TAP version 13"
-echo "1..$plan"
+tap_plan "$plan"
 echo "# kernel $kdir, $nr x $fstype on $profile disks, $cycles cycle(s)"
 echo "# work directory $work"
 vm=(--kernel "$kdir" --disks "$nr" --disk-size 2G --profile "$profile" --timeout 600)
@@ -109,4 +106,4 @@ if [ "$reached" -gt 0 ]; then
 else
 	tap "not ok" "no cycle reached the window (a background batch between the first pass and a later one)"
 fi
-tap_finish
+tap_finish "work directory $work"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# pgbench-report.sh [-r RUNS] [-t SECONDS] [-c CLIENTS] [-s SCALE] [-p PROFILE] [-o OUTDIR]
+# pgbench-report.sh [-r RUNS] [-t SECONDS] [--clients CLIENTS] [--scale SCALE]
+#                   [-p PROFILE] [-o OUTDIR]
 #
 # The seed's sync_file_range(2) benchmark, PostgreSQL's pgbench: boots the
 # patched kernel with wbsync.ko on one throttled disk (profile PROFILE)
@@ -15,27 +16,28 @@
 # average and stddev, the worst second, the regime, PostgreSQL's writers
 # and the module's count of sync_file_range calls: min / median / max per
 # mode and the ratio of the medians; the seed's numbers beside them) and
-# prints the table.  Defaults: -r 3 -t 60 -c 16 -s 30 -p hdd
+# prints the table.  Defaults: -r 3 -t 60 --clients 16 --scale 30 -p hdd
 # -o output/pgbench-report.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 runs=3 secs=60 clients=16 scale=30 profile=hdd out=$WBSYNC_TOP/output/pgbench-report
-usage="usage: pgbench-report.sh [-r RUNS] [-t SECONDS] [-c CLIENTS] [-s SCALE] [-p ${PROFILES// /|}] [-o OUTDIR]"
-while getopts r:t:c:s:p:o: opt; do
-	case $opt in
-	r) runs=$OPTARG ;;
-	t) secs=$OPTARG ;;
-	c) clients=$OPTARG ;;
-	s) scale=$OPTARG ;;
-	p) profile=$OPTARG ;;
-	o) out=$OPTARG ;;
+usage="usage: pgbench-report.sh [-r RUNS] [-t SECONDS] [--clients CLIENTS] [--scale SCALE] [-p ${PROFILES// /|}] [-o OUTDIR]"
+while [ $# -gt 0 ]; do
+	[ $# -ge 2 ] || usage_error "$usage"
+	case $1 in
+	-r) runs=$2 ;;
+	-t) secs=$2 ;;
+	--clients) clients=$2 ;;
+	--scale) scale=$2 ;;
+	-p) profile=$2 ;;
+	-o) out=$2 ;;
 	*) usage_error "$usage" ;;
 	esac
+	shift 2
 done
-[ $OPTIND -gt $# ] || usage_error "$usage"
 for v in "$runs" "$secs" "$clients" "$scale"; do
-	[[ $v =~ ^[1-9][0-9]*$ ]] || usage_error "-r, -t, -c and -s take positive numbers, not '$v'"
+	[[ $v =~ ^[1-9][0-9]*$ ]] || usage_error "-r, -t, --clients and --scale take positive numbers, not '$v'"
 done
 profile_check "$profile"
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# results.sh [--check] [-d RESULTS_DIR] [-o RST] [-m README]
+# results.sh [--check] [-d RESULTS_DIR] [--rst RST] [--readme README]
 #
 # Writes Documentation/results.rst, the results of record, from results/,
 # and README's headline table (the lines between its "[results.sh]"
@@ -15,26 +15,27 @@
 # Without such a directory the file says that no run is recorded.
 # --check writes to a temporary file instead and fails (exit 1, with the
 # difference) if RST or README differs from it: make check runs it.  -d,
-# -o and -m (default results, Documentation/results.rst and README) are
-# for the tests.
+# --rst and --readme (default results, Documentation/results.rst and
+# README) are for the tests.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-usage="usage: results.sh [--check] [-d RESULTS_DIR] [-o RST] [-m README]"
+usage="usage: results.sh [--check] [-d RESULTS_DIR] [--rst RST] [--readme README]"
 check=0 dir=$WBSYNC_TOP/results rst=$WBSYNC_TOP/Documentation/results.rst readme=$WBSYNC_TOP/README
 if [ "${1:-}" = --check ]; then
 	check=1
 	shift
 fi
-while getopts d:o:m: opt; do
-	case $opt in
-	d) dir=$OPTARG ;;
-	o) rst=$OPTARG ;;
-	m) readme=$OPTARG ;;
+while [ $# -gt 0 ]; do
+	[ $# -ge 2 ] || usage_error "$usage"
+	case $1 in
+	-d) dir=$2 ;;
+	--rst) rst=$2 ;;
+	--readme) readme=$2 ;;
 	*) usage_error "$usage" ;;
 	esac
+	shift 2
 done
-[ $OPTIND -gt $# ] || usage_error "$usage"
 [ -d "$dir" ] || usage_error "no results directory '$dir'"
 marks=$(grep -c '^\[results.sh\]' "$readme" 2>/dev/null) || true
 [ "$marks" = 2 ] || usage_error "$readme has no pair of [results.sh] marker lines"
