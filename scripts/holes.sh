@@ -3,8 +3,11 @@
 #
 # holes.sh KERNEL [--hole h1|h2|h4|h5|h7|h8|all] [--cycles N] [options]
 #
-# Crash tests for the holes H1, H2 and H4 of the series' v2 sync cutoff
-# (selftests/integrity/holes_test.sh; Documentation/testing.rst).  KERNEL is one
+# Crash tests of the holes through which data closed before sync(2)
+# started can miss the sync: h1, h2 and h4, which a sync-start cutoff must
+# not open, and h5, h7 and h8 of 6.12 itself
+# (selftests/integrity/holes_test.sh; Documentation/testing.rst, "Hole
+# tests").  KERNEL is one
 # of the lab's kernels (vanilla, patched, for_sync, cutoff, patched-NNNN,
 # patched+PATCH: the series with the patch file PATCH on top) or a kernel
 # build directory.  Builds the guest helper (and for h1
