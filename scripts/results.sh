@@ -137,7 +137,7 @@ rst_table()
 		# README: the title and the table without the runs and the regime
 		{
 			echo
-			echo "$title ($(meta date | cut -c1-10)):"
+			echo "$title:"
 			echo
 			cut -f1-3,5-7 "$tmp/table.tsv" | rst_table | sed 's/^/  /; s/\\-/- /g'
 		} >>"$tmp/readme-table"

@@ -367,7 +367,7 @@ results_ok()
 	# README: the markers stay, the table replaces what was between them
 	! grep -q 'old table' "$readme" && grep -qx 'more' "$readme" &&
 	[ "$(grep -c '^\[results.sh\]' "$readme")" = 2 ] &&
-	grep -qx 'sync(2) under load: vanilla vs patched (2025-01-01):' "$readme" &&
+	grep -qx 'sync(2) under load: vanilla vs patched:' "$readme" &&
 	grep -qE '^  ext4 +4 +patched +6\.12 / 6\.80 / 7\.48 +2\.00x +1\.42x$' "$readme"
 }
 ktap_test_result "results.sh renders each run of record, and README's table between its markers" results_ok
