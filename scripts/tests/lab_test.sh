@@ -57,7 +57,7 @@ expect_status()
 vm=("$top/scripts/vm-run" --kernel "$KERNEL" --quiet)
 
 ktap_print_header
-ktap_set_plan 77
+ktap_set_plan 78
 
 # Console scanner.
 ktap_test_result "scan-console passes a clean log" \
@@ -616,6 +616,16 @@ helper_errors_ok()
 	return $bad
 }
 ktap_test_result "wbsync_holes refuses bad numbers with one line; spray -n 65536 is 64 KiB" helper_errors_ok
+
+# The power-cut layout's replayer (selftests/integrity/replay_log.py) on
+# synthetic dm-log-writes logs (scripts/tests/replay_log_test.py).
+replay_log_ok()
+{
+	"$top/scripts/tests/replay_log_test.py" >"$tmp/replay_log.log" 2>&1 && return 0
+	ktap_print_msg "$(tail -n 20 "$tmp/replay_log.log")"
+	return 1
+}
+ktap_test_result "replay_log.py replays dm-log-writes logs up to a mark; refuses bad ones" replay_log_ok
 
 # vm-run: bad input is refused before QEMU starts.
 expect_error "vm-run refuses an unknown disk profile" "unknown disk profile" \
