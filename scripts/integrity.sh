@@ -14,7 +14,10 @@
 # scripts/vm-run on the same disk image: boot 1 writes, syncs and crashes
 # (sysrq-b), boot 2 checks that every file closed before the sync started
 # is intact (selftests/integrity/integrity_test.sh).  With --layout
-# flakey, a single boot on two disks with dm-flakey does both.  Prints
+# flakey, a single boot on two disks with dm-flakey does both; with
+# --layout logwrites, a single boot on six disks models a power cut when
+# the sync returns: dm-log-writes logs what reached stable media, which
+# replay_log.py replays onto fresh disks for the checks.  Prints
 # TAP; exits 0 if everything passed, 1 if not, 2 on bad arguments.  For
 # naive, a "not ok" of a verify boot is the expected result: the exit
 # status is 0 when the test caught lost data and 1 when it did not.
@@ -26,7 +29,10 @@
 #                    (all four; default sync)
 #   -f, --fs TYPE    ext4, xfs, vfat, exfat, ext2, udf or minix (default ext4)
 #   --layout L       shared: two partitions of one disk, sysrq-b, two boots
-#                    flakey: dm-flakey on two disks, one boot (default shared)
+#                    flakey: dm-flakey on two disks, one boot
+#                    logwrites: a power cut, dm-log-writes on two disks with
+#                    their logs and replays on four more, one boot
+#                    (default shared)
 #   -p, --profile P  disk profile: none, ssd or hdd (default none)
 #   --files N        fs2 files (default 1000)
 #   --writers1 N     fs1 writers, running through the sync (default 4)
@@ -96,7 +102,10 @@ case "$fstype" in
 ext4|xfs|vfat|exfat|ext2|udf|minix) ;;
 *) usage_error "unknown filesystem type '$fstype' (ext4, xfs, vfat, exfat, ext2, udf, minix)" ;;
 esac
-case "$layout" in shared|flakey) ;; *) usage_error "unknown layout '$layout' (shared, flakey)" ;; esac
+case "$layout" in
+shared|flakey|logwrites) ;;
+*) usage_error "unknown layout '$layout' (shared, flakey, logwrites)" ;;
+esac
 profile_check "$profile"
 ktap=$(ktap_helpers) || exit 2
 
@@ -125,7 +134,7 @@ tap_plan "$plan"
 echo "# kernel $kdir, $fstype, layout $layout, profile $profile, modes ${mode_list[*]}, $cycles cycle(s)${gopts[*]:+, ${gopts[*]}}"
 echo "# work directory $work"
 
-cp "$here/integrity_test.sh" "$work/bin/" && cp "$ktap" "$work/bin/kselftest/" &&
+cp "$here/integrity_test.sh" "$here/replay_log.py" "$work/bin/" && cp "$ktap" "$work/bin/kselftest/" &&
 	${CC:-cc} -O2 -g -Wall -o "$work/bin/wbsync_integrity" \
 		"$here/wbsync_integrity.c" >"$work/build-helper.log" 2>&1
 rc=$?
@@ -189,10 +198,13 @@ summary()
 
 verdict()
 {
+	local cut=''
+
+	[ "$layout" != logwrites ] || cut=" on stable media"
 	if [ "$1" = nosync ]; then
 		echo "every fs2 file was lost without a sync"
 	else
-		echo "every file closed before the $([ "$1" = syncfs ] && echo "syncfs(2)" || echo "sync(2)") is intact"
+		echo "every file closed before the $([ "$1" = syncfs ] && echo "syncfs(2)" || echo "sync(2)") is intact$cut"
 	fi
 }
 
@@ -238,27 +250,40 @@ run_shared()
 	[ "$m" = nosync ] || kept=$((kept + 1))
 }
 
-run_flakey()
+# one_boot LAYOUT DISKS CYCLE MODE: a cycle of the flakey or logwrites
+# layout, one boot with DISKS disks.
+one_boot()
 {
-	local c=$1 m=$2 cdir=$work/c$1-$2 rc
+	local l=$1 n=$2 c=$3 m=$4 cdir=$work/c$3-$4 rc
 
 	rm -rf "$cdir"
 	mkdir -p "$cdir"
-	vm_run "${vmkernel[@]}" --disks 2 --disk-size 1G --profile "$profile" \
+	vm_run "${vmkernel[@]}" --disks "$n" --disk-size 1G --profile "$profile" \
 		--keep-disks "$cdir/disks" --timeout "$timeout" \
-		--quiet --out "$cdir/flakey" -- \
-		"$work/bin/integrity_test.sh" flakey --fs "$fstype" --mode "$m" "${gopts[@]}" \
-		>"$cdir/flakey.log" 2>&1
+		--quiet --out "$cdir/$l" -- \
+		"$work/bin/integrity_test.sh" "$l" --fs "$fstype" --mode "$m" "${gopts[@]}" \
+		>"$cdir/$l.log" 2>&1
 	rc=$?
-	comment "$cdir/flakey/output" 2>/dev/null
+	comment "$cdir/$l/output" 2>/dev/null
 	if [ "$rc" != 0 ]; then
-		tail -n 5 "$cdir/flakey.log" | comment
-		tap "not ok" "cycle $c $m: flakey: $(verdict "$m") (vm-run exit status $rc)"
+		tail -n 5 "$cdir/$l.log" | comment
+		tap "not ok" "cycle $c $m: $l: $(verdict "$m") (vm-run exit status $rc)"
 		[ "$m" = nosync ] || lost=$((lost + 1))
 		return 1
 	fi
-	tap ok "cycle $c $m: flakey: $(summary "$m" "$cdir/flakey/record"); $(verdict "$m")"
+	tap ok "cycle $c $m: $l: $(summary "$m" "$cdir/$l/record"); $(verdict "$m")"
 	[ "$m" = nosync ] || kept=$((kept + 1))
+}
+
+run_flakey()
+{
+	one_boot flakey 2 "$@"
+}
+
+# Disks: fs1 and fs2, their logs, their replays.
+run_logwrites()
+{
+	one_boot logwrites 6 "$@"
 }
 
 for ((c = 1; c <= cycles; c++)); do

@@ -553,7 +553,7 @@ usage_status_ok()
 		 "kcsan-check.sh --nope" "flush-budget.sh patched --nope" "flush-budget.sh patched --runs 0" \
 		 "flush-budget.sh patched+/nonexistent" "new-inodes.sh patched -n 9" \
 		 "new-inodes.sh patched -f vfat" "new-inodes.sh patched --cycles 0" \
-		 "new-inodes.sh patched+/nonexistent"; do
+		 "new-inodes.sh patched+/nonexistent" "integrity.sh patched --layout nope"; do
 		# shellcheck disable=SC2086
 		timeout 30 "$top/scripts/"$c >/dev/null 2>&1
 		rc=$?

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# integrity_test.sh crash|verify|flakey [options]
+# integrity_test.sh crash|verify|flakey|logwrites [options]
 #
 # wbsync integrity test: every file closed before sync(2) (or syncfs(2))
 # started must survive a crash that happens right after the sync returns.
@@ -27,6 +27,16 @@
 #         drop_writes, then the writers stop, both filesystems are unmounted
 #         (the writes are lost), the tables are restored, and the same checks
 #         run.
+# logwrites  One boot, a power cut: fs1 and fs2 on dm-log-writes over the
+#         first two disks, their logs on the third and fourth, made through
+#         the log and flushed.  When the sync returns, a mark "sync" in both
+#         logs; then the writers stop, both filesystems are unmounted, the
+#         targets removed, and replay_log.py replays each log up to its mark
+#         onto the (zeroed) fifth and sixth disks: what had reached stable
+#         media when the sync returned, had the disks' write caches lost the
+#         rest.  The same checks run there.  The disks must have a volatile
+#         write cache (vm-run's cache=writeback), or the block layer drops
+#         the flushes that the log counts.
 #
 # Modes (--mode): sync (sync(2), fs2 files created), syncfs (syncfs(2) on
 # fs2), overwrite (sync(2), the fs2 files are created and made durable
@@ -40,7 +50,7 @@ set -u
 usage()
 {
 	cat >&2 <<USAGE
-usage: integrity_test.sh crash|verify|flakey [options]
+usage: integrity_test.sh crash|verify|flakey|logwrites [options]
   --mode M         sync, syncfs, overwrite or nosync (default sync)
   --fs TYPE        ext4, xfs, vfat, exfat, ext2, udf or minix (default ext4;
                    give the same to every phase)
@@ -58,7 +68,7 @@ usage: integrity_test.sh crash|verify|flakey [options]
                    into \$WBSYNC_OUT/trace (delays the crash by the dump)
   --helper PATH    wbsync_integrity (default: next to this script)
   --module PATH    wbsync_fault.ko (default: next to this script)
-  --wait-user PATH crash, flakey: load this wbsync_wait_user.ko on both
+  --wait-user PATH crash, flakey, logwrites: load this wbsync_wait_user.ko on both
                    filesystems (the series' ->wait_inodes() test user)
   --wait-user-mode M  its mode: wrap (default) or skip (a hook that breaks
                    the contract: the negative control)
@@ -81,6 +91,9 @@ export DM_DISABLE_UDEV=1
 FLAKEY_ALLOW="0 180 0"
 FLAKEY_DROP="0 0 180 1 drop_writes"
 
+# Both targets are wbsync-fs2 and wbsync-fs1.
+DM_NAMES="wbsync-fs2 wbsync-fs1"
+
 # Switch both dm-flakey tables (called by wbsync_integrity -a after the sync).
 flakey_table()
 {
@@ -95,11 +108,22 @@ flakey_table()
 	done
 }
 
+# A mark in both logs (called by wbsync_integrity -a after the sync).
+log_mark()
+{
+	local name
+
+	for name in $DM_NAMES; do
+		dmsetup message "$name" 0 mark "$1" || return 1
+	done
+}
+
 case "$phase" in
-crash|verify|flakey) ;;
+crash|verify|flakey|logwrites) ;;
 drop-writes) flakey_table "$FLAKEY_DROP"; exit ;;
+mark-sync) log_mark sync; exit ;;
 -h|--help) usage ;;
-*) die "unknown phase '$phase' (crash, verify, flakey)" ;;
+*) die "unknown phase '$phase' (crash, verify, flakey, logwrites)" ;;
 esac
 
 mode=sync fstype=ext4 record=${WBSYNC_OUT:+$WBSYNC_OUT/record} fault=1 trace=0
@@ -153,7 +177,7 @@ done
 
 read -r -a disks <<<"${WBSYNC_DISKS:-}"
 mnt1=/mnt/wbsync-fs1 mnt2=/mnt/wbsync-fs2
-if [ "$phase" = flakey ]; then
+if [ "$phase" = flakey ] || [ "$phase" = logwrites ]; then
 	dev1=/dev/mapper/wbsync-fs1 dev2=/dev/mapper/wbsync-fs2
 else
 	disk=${disks[0]:-/dev/vda}
@@ -168,9 +192,10 @@ cleanup()
 	for m in "$mnt2" "$mnt1"; do
 		mountpoint -q "$m" && umount "$m"
 	done
-	if [ "$phase" = flakey ]; then
-		dmsetup remove wbsync-fs2 2>/dev/null
-		dmsetup remove wbsync-fs1 2>/dev/null
+	if [ "$phase" = flakey ] || [ "$phase" = logwrites ]; then
+		for m in $DM_NAMES; do
+			! dmsetup info "$m" >/dev/null 2>&1 || dmsetup remove "$m"
+		done
 	fi
 	return 0
 }
@@ -428,6 +453,102 @@ test_restore_tables()
 	flakey_table "$FLAKEY_ALLOW" && echo 3 >/proc/sys/vm/drop_caches
 }
 
+# logwrites only.
+
+# Without a volatile write cache, the block layer drops REQ_PREFLUSH (and
+# REQ_FUA) before dm-log-writes sees them: no write would be logged before
+# the target's removal, and the replay would say every filesystem loses
+# everything.
+write_cache_ok()
+{
+	local c
+
+	# by number: without udev, /dev/mapper/NAME is a node, not a link
+	c=$(printf '/sys/dev/block/%d:%d/queue/write_cache' \
+		"0x$(stat -L -c %t "$1")" "0x$(stat -L -c %T "$1")")
+	c=$(cat "$c" 2>/dev/null)
+	[ "$c" = "write back" ] && return 0
+	ktap_print_msg "$1: queue/write_cache is '${c:-unreadable}', not 'write back':" \
+		"the block layer drops its flushes, and the log cannot tell what reached" \
+		"stable media (vm-run gives its disks cache=writeback)"
+	return 1
+}
+
+test_write_cache()
+{
+	[ "${#disks[@]}" -ge 6 ] || { ktap_print_msg "need 6 disks, have ${#disks[@]}"; return 1; }
+	write_cache_ok "${disks[0]}" && write_cache_ok "${disks[1]}"
+}
+
+# fs1 on disk 0 logged to disk 2, fs2 on disk 1 logged to disk 3.
+test_logwrites_devices()
+{
+	local i
+
+	for i in 0 1; do
+		dmsetup create "wbsync-fs$((i + 1))" --table \
+			"0 $(blockdev --getsz "${disks[i]}") log-writes ${disks[i]} ${disks[i + 2]}" ||
+			return 1
+	done
+	[ -b "$dev1" ] && [ -b "$dev2" ] && write_cache_ok "$dev1" && write_cache_ok "$dev2"
+}
+
+# "N entries, up to sector S" of a target's log ("logging_disabled" when
+# it stopped logging: an error, or the log disk full)
+log_status()
+{
+	dmsetup status "$1" | awk '{ print $4 " entries, up to sector " $5 ($6 == "" ? "" : ", " $6) }'
+}
+
+# mkfs through the log, then a flush of the device (fsync(2) of a block
+# device flushes its cache), so that the log has all of mkfs's writes
+# before the mark "mkfs", whether the mkfs tool flushed or not.
+test_logwrites_mkfs()
+{
+	local before name
+
+	before=$(log_status wbsync-fs2)
+	test_mkfs || return 1
+	ktap_print_msg "fs2's log before mkfs: $before; after: $(log_status wbsync-fs2)"
+	sync "$dev1" "$dev2" && log_mark mkfs || return 1
+	for name in $DM_NAMES; do
+		ktap_print_msg "$name's log after the flush and the mark: $(log_status "$name")"
+	done
+}
+
+test_sync_then_mark()
+{
+	"$helper" crash -m "$mode" -o "$record" -1 "$mnt1" -2 "$mnt2" \
+		-a "$self mark-sync" "${hopts[@]}"
+}
+
+# Removing a target logs the writes no flush has logged yet, after the
+# mark, and the mark "dm-log-writes-end".
+test_remove_targets()
+{
+	local name
+
+	for name in $DM_NAMES; do
+		ktap_print_msg "$name's log: $(log_status "$name")"
+		dmsetup remove "$name" || return 1
+	done
+}
+
+# Each log up to its mark "sync" onto a zeroed disk of the same size,
+# which the checks then take as fs1 and fs2.
+test_replay()
+{
+	local i out
+
+	for i in 0 1; do
+		out=$("$here/replay_log.py" --log "${disks[i + 2]}" \
+			--replay "${disks[i + 4]}" --end-mark sync) || return 1
+		ktap_print_msg "fs$((i + 1)): $out"
+	done
+	dev1=${disks[4]} dev2=${disks[5]}
+	echo 3 >/proc/sys/vm/drop_caches
+}
+
 # --trace: which inodes each pass of the sync queued.  The dump runs
 # between the sync and the crash (wbsync_integrity -t).
 start_trace()
@@ -551,6 +672,20 @@ flakey)
 	run "crash: mode $mode, $(call) with fs1 writers running, then drop all writes" sync_then_drop_writes
 	run "crash: unmount with writes dropped" unmount_dropped
 	run "crash: restore the tables, drop caches" restore_tables
+	run_checks
+	;;
+logwrites)
+	ktap_set_plan 22
+	run "setup: the disks have a volatile write cache (flushes reach dm-log-writes)" write_cache
+	[ "$KTAP_CNT_FAIL" = 0 ] || ktap_exit_fail_msg "no write cache: a power cut cannot be modelled"
+	run "setup: dm-log-writes on two disks (two bdis), logs on two others" logwrites_devices
+	run "setup: $fstype on both through the log, flushed, mark mkfs" logwrites_mkfs
+	run "setup: mount fs1, then fs2" mount
+	run_setup
+	run "crash: mode $mode, $(call) with fs1 writers running, then mark sync in both logs" sync_then_mark
+	run "crash: unmount (what follows the mark is not replayed)" unmount_dropped
+	run "crash: remove the targets" remove_targets
+	run "power cut: replay each log up to its mark sync onto a zeroed disk" replay
 	run_checks
 	;;
 esac
