@@ -11,8 +11,10 @@
 # run's command, date, series, base, host and kernels (meta), then per
 # cell and kernel the sync seconds (min / median / max of the runs),
 # vanilla's median over the kernel's, the sync over its rate bound and
-# the regime, as sync-report.sh -R computes them (its summary.tsv).
-# Without such a directory the file says that no run is recorded.
+# the regime, as sync-report.sh -R computes them (its summary.tsv).  A
+# directory of scripts/powercut.sh -o (its params say report="powercut")
+# gives a section with its table, as powercut.sh -R renders it, and
+# nothing in README.  Without a run the file says that none is recorded.
 # --check writes to a temporary file instead and fails (exit 1, with the
 # difference) if RST or README differs from it: make check runs it.  -d,
 # --rst and --readme (default results, Documentation/results.rst and
@@ -72,6 +74,33 @@ rst_table()
 	END { line(0); line(1); line(0); for (r = 2; r <= NR; r++) line(r); line(0) }'
 }
 
+# powercut_section DIR COPY: the section of a run of powercut.sh, from
+# COPY ($t), a copy of DIR's files.
+powercut_section()
+{
+	"$WBSYNC_TOP/scripts/powercut.sh" -R "$2" >/dev/null 2>"$tmp/err" ||
+		die "powercut.sh -R $1 failed: $(cat "$tmp/err")"
+	echo
+	echo "Power cut when sync(2) or syncfs(2) returns"
+	echo "==========================================="
+	echo
+	echo ":Command: \`\`$(meta command)\`\`"
+	echo ":Date: $(meta date)"
+	echo ":Series: $(meta series)"
+	echo ":Base: Debian $(base_package) $(meta base)"
+	echo ":Host: $(meta host)"
+	echo ":Kernels: $(meta kernels)"
+	echo ":Cycles: $(sed -n 's/^- Cycles: //p' "$2/report.md")"
+	echo ":Files: \`\`results/${1##*/}/\`\` (and each run's TAP, \`\`KERNEL-FS.tap\`\`)"
+	echo
+	echo "Data closed before the call, on stable media when it returned (in the"
+	echo "dm-log-writes log up to the call's return): kept in every cycle, or"
+	echo "lost in some, with how many of fs2's files were intact in each cycle"
+	echo "that lost data."
+	echo
+	rst_table <"$2/table.tsv"
+}
+
 {
 	echo ".. SPDX-License-Identifier: GPL-2.0"
 	echo
@@ -91,8 +120,10 @@ rst_table()
 	echo "sync over its rate bound (the median of the runs' ratios) and the regime"
 	echo "(medians of the guest's idle CPU and of the busiest disk's busy share),"
 	echo "as :doc:\`lab\` defines them (\"The rate bound\", \"The regime\");"
-	echo "\`\`scripts/sync-report.sh -R DIR\`\` renders a run's full report.  This"
-	echo "file is written by \`\`scripts/results.sh\`\` from those files."
+	echo "\`\`scripts/sync-report.sh -R DIR\`\` renders a run's full report.  A"
+	echo "power-cut run (\`\`scripts/powercut.sh -o\`\`, :doc:\`testing\`, \"Power-cut"
+	echo "mode\") gives its table of kept and lost data instead.  This file is"
+	echo "written by \`\`scripts/results.sh\`\` from those files."
 	n=0
 	for d in "$dir"/*/; do
 		d=${d%/}
@@ -100,6 +131,10 @@ rst_table()
 		[[ -f $d/params && -f $d/meta ]] || die "$d has a results.tsv but no params or meta"
 		t=$tmp/${d##*/} n=$((n + 1))
 		mkdir "$t" && cp "$d/results.tsv" "$d/params" "$d/meta" "$t/"
+		if grep -qx 'declare -- report="powercut"' "$t/params"; then
+			powercut_section "$d" "$t"
+			continue
+		fi
 		"$WBSYNC_TOP/scripts/sync-report.sh" -R "$t" >/dev/null 2>"$tmp/err" ||
 			die "sync-report.sh -R $d failed: $(cat "$tmp/err")"
 		title=$(sed -n '1s/^# //p' "$t/report.md")

@@ -57,7 +57,7 @@ expect_status()
 vm=("$top/scripts/vm-run" --kernel "$KERNEL" --quiet)
 
 ktap_print_header
-ktap_set_plan 78
+ktap_set_plan 79
 
 # Console scanner.
 ktap_test_result "scan-console passes a clean log" \
@@ -401,16 +401,36 @@ results_empty_ok()
 	grep -qx 'No run is recorded yet: ``results/`` holds no run.s files.' "$tmp/results-empty.rst"
 }
 ktap_test_result "results.sh says when no run is recorded" results_empty_ok
+# A run of powercut.sh (the fixture: vanilla and fixes, ext4 and vfat):
+# a section with its meta and its table, per mode and kernel, of the
+# cycles that kept and lost data, with fs2's intact files when lost.
+# shellcheck disable=SC2016
+results_powercut_ok()
+{
+	local r=$tmp/results-powercut-dir rst=$tmp/results-powercut.rst
+
+	mkdir -p "$r" && cp -r "$fixtures/powercut" "$r/" &&
+	"$top/scripts/results.sh" -d "$r" --rst "$rst" --readme "$readme" &&
+	grep -qx 'Power cut when sync(2) or syncfs(2) returns' "$rst" &&
+	grep -qxF ':Command: ``scripts/powercut.sh -k vanilla\ fixes -f ext4\ vfat -o results/powercut``' "$rst" &&
+	grep -qxF ':Cycles: 2 a cell (a boot each) of scripts/integrity.sh --layout logwrites --files 400 --budget 32, disk profile none.' "$rst" &&
+	grep -qE '^fs +sync, vanilla +sync, fixes +syncfs, vanilla +syncfs, fixes$' "$rst" &&
+	grep -qE '^ext4 +kept 2/2 +kept 2/2 +kept 2/2 +kept 2/2$' "$rst" &&
+	grep -qE '^vfat +lost 1/2 \(fs2 intact: 0 of 400\); error 1/2 +kept 2/2 +lost 2/2 \(fs2 intact: 12, 0 of 400\) +lost 1/2 \(fs2 intact: 399 of 400\); kept 1/2$' "$rst" &&
+	! grep -q 'Power cut' "$readme"
+}
+ktap_test_result "results.sh renders a power-cut run's table, not in README" results_powercut_ok
 # Both build under Sphinx without a warning (beside a stand-in lab.rst).
 results_sphinx_ok()
 {
 	local d=$tmp/docs f
 
-	for f in results results-empty; do
+	for f in results results-empty results-powercut; do
 		mkdir -p "$d/$f" && cp "$tmp/$f.rst" "$d/$f/results.rst" || return 1
 		echo "master_doc = 'index'" >"$d/$f/conf.py"
-		printf 'Index\n=====\n\n.. toctree::\n\n   results\n   lab\n' >"$d/$f/index.rst"
+		printf 'Index\n=====\n\n.. toctree::\n\n   results\n   lab\n   testing\n' >"$d/$f/index.rst"
 		printf 'wbsync lab\n==========\n' >"$d/$f/lab.rst"
+		printf 'Testing\n=======\n' >"$d/$f/testing.rst"
 		if ! sphinx-build -q -W -b html -d "$d/$f.doctrees" "$d/$f" "$d/$f.html" >"$tmp/sphinx.log" 2>&1; then
 			ktap_print_msg "$(cat "$tmp/sphinx.log")"
 			return 1
@@ -553,7 +573,9 @@ usage_status_ok()
 		 "kcsan-check.sh --nope" "flush-budget.sh patched --nope" "flush-budget.sh patched --runs 0" \
 		 "flush-budget.sh patched+/nonexistent" "new-inodes.sh patched -n 9" \
 		 "new-inodes.sh patched -f vfat" "new-inodes.sh patched --cycles 0" \
-		 "new-inodes.sh patched+/nonexistent" "integrity.sh patched --layout nope"; do
+		 "new-inodes.sh patched+/nonexistent" "integrity.sh patched --layout nope" \
+		 "powercut.sh -f nofs" "powercut.sh --modes nosync" "powercut.sh -k nightly" \
+		 "powercut.sh --cycles 0" "powercut.sh -o"; do
 		# shellcheck disable=SC2086
 		timeout 30 "$top/scripts/"$c >/dev/null 2>&1
 		rc=$?
