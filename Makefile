@@ -14,7 +14,8 @@
 #                     (DEBUG_FSTESTS_ARGS: fstests.sh options); hours
 #   make kcsan-check  the crash tests on KCSAN kernels, vanilla and patched
 #   make fresh-check  make check in a debootstrap chroot with an empty cache
-#   make soak         201 crash cycles, the hole tests, vanilla's (SOAK_CYCLES)
+#   make soak         201 crash cycles, the hole tests, vanilla's (SOAK_CYCLES),
+#                     power cuts on every filesystem (SOAK_POWERCUT_CYCLES)
 #   make naive-check  the crash test catches the naive fixture's data loss
 #   make fstests      fstests' sync list on ext4 and xfs, vanilla against
 #                     patched (XFSTESTS_DIR, FSTESTS_ARGS: fstests.sh options)
@@ -36,6 +37,8 @@ WBSYNC_CACHE ?= /var/cache/wbsync
 export WBSYNC_CACHE WBSYNC_VARIANT
 
 SOAK_CYCLES ?= 67
+SOAK_POWERCUT_CYCLES ?= 3
+POWERCUT_FS := ext4 xfs vfat exfat ext2 udf minix
 KDIR ?= /lib/modules/$(shell uname -r)/build
 # The module's version: dkms.conf's PACKAGE_VERSION, nowhere else.
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
@@ -78,6 +81,10 @@ soak: deps
 	scripts/integrity.sh patched --cycles $(SOAK_CYCLES) --modes sync,syncfs,overwrite $(INTEGRITY_ARGS)
 	scripts/holes.sh patched --hole all --cycles 2
 	scripts/integrity.sh vanilla --modes sync,nosync $(INTEGRITY_ARGS)
+	rc=0; for f in $(POWERCUT_FS); do \
+		scripts/integrity.sh patched --layout logwrites --fs $$f --modes sync,syncfs \
+			--cycles $(SOAK_POWERCUT_CYCLES) $(INTEGRITY_ARGS) -o output/soak-powercut-$$f || rc=1; \
+	done; exit $$rc
 
 naive-check: deps
 	scripts/integrity.sh naive --modes sync,overwrite $(INTEGRITY_ARGS)
