@@ -126,8 +126,9 @@
 #     moves F from b_dirty_time to b_io (I_SYNC_QUEUED), writeback finds
 #     neither I_DIRTY_TIME nor I_DIRTY, writes nothing, and requeue_inode()
 #     takes F off the lists, clearing I_SYNC_QUEUED.  The module sees that
-#     write (writeback_single_inode_start, WB_SYNC_ALL, for_sync, nothing
-#     dirty, then writeback_single_inode: "reached") and ends the spin
+#     write (writeback_single_inode_start, WB_SYNC_ALL, for_sync, then
+#     writeback_single_inode: "reached"; with the fix F still holds
+#     I_DIRTY_TIME there and is written) and ends the spin
 #     --hold-ms later: the task sets I_DIRTY, sees no I_SYNC_QUEUED, stamps
 #     dirtied_when after the pass's cutoff and moves F to b_dirty.  sync(2)
 #     returns without writing T1.  Boot 2 mounts the ext2 and expects an
@@ -148,7 +149,8 @@
 #     writes F's pages, finds no I_DIRTY_TIME and no inode flag, writes no
 #     inode, and requeue_inode() takes F off the lists as clean
 #     (reached: the module saw that write start with I_DIRTY_PAGES and end
-#     with nothing dirty, before the pass queued).  The pass's queue_io()
+#     before the pass queued; with the fix F keeps I_DIRTY_TIME and stays
+#     on b_dirty_time for the pass).  The pass's queue_io()
 #     finds F on no list; the module ends the spin --hold-ms after it
 #     (queued): the task stamps dirtied_when after the pass's cutoff and
 #     moves F to b_dirty, and ext2's ->write_inode() is never called for

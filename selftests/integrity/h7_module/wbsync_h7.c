@@ -13,13 +13,14 @@
  *
  * Once armed, a probe on writeback_dirty_inode_start spins (mdelay(1),
  * at most window_ms) the first time the target inode comes there from a
- * user task with I_DIRTY_SYNC and I_DIRTY_TIME in the flags (I_DIRTY_TIME
- * just cleared).
+ * user task with I_DIRTY_SYNC in the flags and I_DIRTY_TIME in the flags
+ * (just cleared) or, on a kernel that converts under one i_lock hold, still
+ * in i_state.
  * Probes on writeback_single_inode_start and writeback_single_inode see
- * sync(2)'s pass (WB_SYNC_ALL, for_sync) write the inode in the window with
- * nothing dirty: the window is then "reached", and the spin ends hold_ms
- * later (after requeue_inode()).  The probe runs with preemption off: the
- * flusher must run on another CPU.
+ * sync(2)'s pass (WB_SYNC_ALL, for_sync) write the inode in the window
+ * (6.12 finds nothing dirty there): the window is then "reached", and the
+ * spin ends hold_ms later (after requeue_inode()).  The probe runs with
+ * preemption off: the flusher must run on another CPU.
  *
  * h8 (mode=h8): the same window, but the target also has dirty pages, and
  * sync(2)'s WB_SYNC_NONE flush writes them in the window: it finds
@@ -27,8 +28,8 @@
  * requeue_inode() takes the now clean inode off the lists before the
  * WB_SYNC_ALL pass's queue_io() could see it.  The window is "reached"
  * when a WB_SYNC_NONE write of the target starts with I_DIRTY_PAGES and
- * ends (writeback_single_inode) with no I_DIRTY_ALL flag, before any
- * queue_io() of a pass; the spin ends hold_ms after the first queue_io()
+ * ends (writeback_single_inode; on 6.12 with no I_DIRTY_ALL flag) before
+ * any queue_io() of a pass; the spin ends hold_ms after the first queue_io()
  * of a WB_SYNC_ALL for_sync work on the target's superblock (a probe on
  * writeback_queue_io), so that the task stamps dirtied_when after that
  * pass's cutoff; window_ms if no pass comes (the cgroup-aware
@@ -43,8 +44,8 @@
  *   state        idle, armed, window or done; write "arm" to arm (once)
  *   fired        windows opened (ro)
  *   seen         writes of the target by writeback in a window (ro)
- *   reached      the pass wrote the target in a window with nothing dirty;
- *                h8: the flush wrote its pages and left it clean (ro)
+ *   reached      the pass wrote the target in a window; h8: the flush
+ *                wrote its pages before a pass queued (ro)
  *   queued       queue_io()s of a WB_SYNC_ALL for_sync work on the
  *                target's superblock in a window (ro)
  *   start_state  i_state of the target at the last write's start (ro)
@@ -220,7 +221,7 @@ MODULE_PARM_DESC(fired, "Windows opened");
 module_param_cb(seen, &counter_ops, &seen, 0444);
 MODULE_PARM_DESC(seen, "Writes of the target by writeback in a window");
 module_param_cb(reached, &counter_ops, &reached, 0444);
-MODULE_PARM_DESC(reached, "sync(2)'s pass wrote the target in a window, nothing dirty (h8: its flush left it clean)");
+MODULE_PARM_DESC(reached, "sync(2)'s pass wrote the target in a window (h8: its flush, before a pass queued)");
 module_param_cb(queued, &counter_ops, &queued, 0444);
 MODULE_PARM_DESC(queued, "queue_io()s of a sync pass on the target's superblock in a window");
 module_param_cb(start_state, &hex_ops, &start_state, 0444);
@@ -234,7 +235,11 @@ static bool h7_target(struct inode *inode)
 	       new_encode_dev(inode->i_sb->s_dev) == READ_ONCE(dev);
 }
 
-/* In __mark_inode_dirty(), i_lock dropped, I_DIRTY_TIME cleared. */
+/*
+ * In __mark_inode_dirty(), i_lock dropped: I_DIRTY_TIME just cleared (in
+ * flags), or still set (in i_state) where the conversion is done later,
+ * under the lock that sets I_DIRTY_SYNC.
+ */
 static void h7_dirty_inode_start(void *data, struct inode *inode, int flags)
 {
 	unsigned int ms, held = 0, limit = READ_ONCE(window_ms);
@@ -243,8 +248,9 @@ static void h7_dirty_inode_start(void *data, struct inode *inode, int flags)
 	atomic_long_t *until = h8 ? &queued : &reached;
 
 	/* Not writeback's own lazytime update (a kthread): a user task's. */
-	if (!(flags & I_DIRTY_TIME) || !(flags & I_DIRTY_SYNC) ||
-	    (current->flags & PF_KTHREAD) || !h7_target(inode))
+	if (!((flags | READ_ONCE(inode->i_state)) & I_DIRTY_TIME) ||
+	    !(flags & I_DIRTY_SYNC) || (current->flags & PF_KTHREAD) ||
+	    !h7_target(inode))
 		return;
 	if (atomic_cmpxchg(&h7_state, H7_ARMED, H7_WINDOW) != H7_ARMED)
 		return;
@@ -282,7 +288,7 @@ static void h7_single_inode_start(void *data, struct inode *inode,
 			   (state & I_DIRTY_PAGES));
 	else
 		atomic_set(&start_ok, wbc->sync_mode == WB_SYNC_ALL &&
-			   wbc->for_sync && !(state & I_DIRTY_ALL));
+			   wbc->for_sync);
 }
 
 static void h7_single_inode(void *data, struct inode *inode,
@@ -293,12 +299,13 @@ static void h7_single_inode(void *data, struct inode *inode,
 		return;
 	if (!atomic_read(&start_ok))
 		return;
-	/* h8: clean now, requeue_inode() takes it off the lists; no pass yet */
-	if (READ_ONCE(h7_mode) == MODE_H8 &&
-	    ((READ_ONCE(inode->i_state) & I_DIRTY_ALL) ||
-	     atomic_long_read(&queued)))
+	/* h8: the flush wrote it before any pass queued */
+	if (READ_ONCE(h7_mode) == MODE_H8 && atomic_long_read(&queued))
 		return;
 	atomic_long_inc(&reached);
+	pr_info("ino %lu: written in the window, state %#lx before, %#x after\n",
+		inode->i_ino, atomic_long_read(&start_state),
+		READ_ONCE(inode->i_state));
 }
 
 /* queue_io() of a work; a sync pass's selects what it will write. */
