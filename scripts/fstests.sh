@@ -6,7 +6,8 @@
 #
 # fstests (xfstests) on the vanilla and the patched kernel, the same tests
 # on both: one guest per kernel and filesystem runs selftests/fstests/run.sh
-# with TEST_DEV and SCRATCH_DEV on two unthrottled (sparse) 12G virtio
+# with TEST_DEV, SCRATCH_DEV and LOGWRITES_DEV (dm-log-writes' log, for
+# generic/455 and generic/482) on three unthrottled (sparse) 12G virtio
 # disks.
 #   -f  filesystems (default ext4,xfs)
 #   -k  kernels (default vanilla,patched)
@@ -159,7 +160,7 @@ else
 		# 12G disks: some tests want 10 GB free on SCRATCH (sparse
 		# images).  About 5 min a test at most under TCG, three times
 		# that under lockdep and KASAN (generic/311 alone: 25-40 min).
-		vm_run --kernel "${kdir[$k]}" --accel tcg --disks 2 \
+		vm_run --kernel "${kdir[$k]}" --accel tcg --disks 3 \
 			--disk-size 12G --profile none --timeout $((900 + per_test * ${#sel[@]})) \
 			--quiet --out "$out" -- "$WBSYNC_TOP/selftests/fstests/run.sh" \
 			"$fs" "$build" "${sel[@]}" >>"$out.log" 2>&1 || rc=$?

@@ -57,7 +57,7 @@ expect_status()
 vm=("$top/scripts/vm-run" --kernel "$KERNEL" --quiet)
 
 ktap_print_header
-ktap_set_plan 79
+ktap_set_plan 80
 
 # Console scanner.
 ktap_test_result "scan-console passes a clean log" \
@@ -701,6 +701,28 @@ if "${vm[@]}" --out "$tmp/o" -- sh -c \
 else
 	ktap_test_fail "vm-run's guest writes to /dev/stdout reach the caller's pipe"
 fi
+
+# fstests' run.sh in a guest with three disks, a stub for fstests' check:
+# local.config names the third LOGWRITES_DEV, and the kernel has the
+# log-writes target (generic/455 and generic/482 run, not "not run").
+fstests_logwrites_ok()
+{
+	local b=$tmp/xfstests-stub
+
+	mkdir -p "$b" && cat >"$b/check" <<'STUB' && chmod +x "$b/check" || return 1
+#!/bin/bash
+. ./local.config
+echo "TEST_DEV=$TEST_DEV SCRATCH_DEV=$SCRATCH_DEV LOGWRITES_DEV=$LOGWRITES_DEV"
+[ -b "$LOGWRITES_DEV" ] && [ "$LOGWRITES_DEV" != "$SCRATCH_DEV" ] &&
+	[ "$LOGWRITES_DEV" != "$TEST_DEV" ] && dmsetup targets | grep -q '^log-writes '
+STUB
+	# the guest sees below its tmpfs /tmp only the directory it runs in
+	(cd "$tmp" && "${vm[@]}" --out "$tmp/fstests-o" --disks 3 --disk-size 64M -- \
+		"$top/selftests/fstests/run.sh" ext4 "$b" generic/455) >"$tmp/fstests.log" 2>&1 && return 0
+	ktap_print_msg "$(tail -n 5 "$tmp/fstests.log")"
+	return 1
+}
+ktap_test_result "fstests' run.sh gives LOGWRITES_DEV, a third disk, to a kernel with dm-log-writes" fstests_logwrites_ok
 
 # vm-run: a hung guest is killed at the timeout, with a message.
 expect_status "vm-run kills a hung guest at the timeout" 124 'timed out after 20 s' \

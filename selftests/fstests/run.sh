@@ -5,10 +5,12 @@
 #
 # fstests in a wbsync guest (scripts/fstests.sh boots it): TEST_DEV and
 # SCRATCH_DEV are the first two disks of $WBSYNC_DISKS, TEST_DEV made
-# FSTYPE here.  One ./check -R xunit runs the tests; the results go to
-# $WBSYNC_OUT/results: fstests' result.xml at the end, partial.xml while
-# it runs (so that a guest killed at its timeout keeps what it ran), and
-# the .out.bad, .full, .dmesg and .notrun files of each test.
+# FSTYPE here; the third, if there is one, is LOGWRITES_DEV, the log of
+# the tests of dm-log-writes (generic/455, generic/482).  One ./check -R
+# xunit runs the tests; the results go to $WBSYNC_OUT/results: fstests'
+# result.xml at the end, partial.xml while it runs (so that a guest killed
+# at its timeout keeps what it ran), and the .out.bad, .full, .dmesg and
+# .notrun files of each test.
 set -euo pipefail
 
 fail()
@@ -21,7 +23,7 @@ fail()
 [ $# -ge 3 ] || fail "usage: run.sh FSTYPE XFSTESTS_BUILD TEST..."
 fs=$1 build=$2
 shift 2
-read -r test_dev scratch_dev _ <<<"$WBSYNC_DISKS"
+read -r test_dev scratch_dev logwrites_dev _ <<<"$WBSYNC_DISKS"
 [ -n "${scratch_dev:-}" ] || fail "need two disks, have '$WBSYNC_DISKS'"
 
 # The build is the host's, read-only over 9p; check writes its config,
@@ -41,6 +43,7 @@ export TEST_DIR=/mnt/test
 export SCRATCH_DEV=$scratch_dev
 export SCRATCH_MNT=/mnt/scratch
 export RESULT_BASE=$WBSYNC_OUT/results
+${logwrites_dev:+export LOGWRITES_DEV=$logwrites_dev}
 # No udevd in the guest (started here, it left dmsetup create waiting):
 # "udevadm wait" for a dm device would wait for ever, so fstests' own
 # fallback where udev is missing; dmsetup makes the /dev/mapper nodes, as
