@@ -319,7 +319,7 @@ integrity_group()
 		[ "${r%% *}" != "$1" ] || integrity ${r#* }
 	done
 }
-# The bounds of sync(2)'s yielding flush (patch 14): one boot of
+# The bounds of sync(2)'s yielding flush: one boot of
 # flush-budget.sh on the series, after group a, the shorter one.
 flush_budget()
 {

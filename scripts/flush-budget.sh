@@ -7,7 +7,7 @@
 # sync(2)'s flush must end: selftests/flush_budget.sh (see there) on
 # KERNEL, one boot per run, one disk with two ext4 partitions.  KERNEL is
 # a lab kernel (vanilla, patched, ...), patched+PATCH (the series with
-# PATCH on top: patch 14's fixture without the budget,
+# PATCH on top: the yielding flush without its budget,
 # selftests/fixtures/flush-no-budget.patch, on which the test fails), or
 # a kernel build directory.  TEST-OPTIONS go to the guest test (-s, -t).
 # Prints TAP, one test per run with the guest's lines as comments; exits 0

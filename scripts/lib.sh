@@ -192,21 +192,24 @@ series_files()
 		done
 }
 
-# The kernels the lab builds and compares: vanilla (the base), patched
-# (the whole series) and, for the ablation, each half of the series alone:
-# for_sync (the per-filesystem ->write_inode() patches) and cutoff (the
-# sync-start cutoff with its ext4 and xfs opt-ins); patched-NNNN is the
-# series without patch NNNN, the simplest alternative to that patch.
+# The kernels the lab builds and compares: vanilla (the base), fixes (the
+# fixes for 6.12's own holes, patches 1-7), patched (the whole series) and,
+# for the ablation, each half of the performance patches on top of the
+# fixes: for_sync (the per-filesystem ->write_inode() patches) and cutoff
+# (the sync-start cutoff with its ext4 and xfs opt-ins); patched-NNNN is
+# the series without patch NNNN, the simplest alternative to that patch.
 # Prints the patch numbers for $WBSYNC_PATCHES ("" for the whole series),
 # or fails.
+WBSYNC_FIXES="0001 0002 0003 0004 0005 0006 0007"
 kernel_patches()
 {
 	local n
 
 	case $1 in
 	vanilla|patched) echo "" ;;
-	for_sync) echo "0001 0002 0003 0004 0005" ;;
-	cutoff) echo "0006 0007 0008 0009" ;;
+	fixes) echo "$WBSYNC_FIXES" ;;
+	for_sync) echo "$WBSYNC_FIXES 0008 0009 0010 0011 0012" ;;
+	cutoff) echo "$WBSYNC_FIXES 0013 0014 0015 0016" ;;
 	patched-[0-9][0-9][0-9][0-9])
 		n=$(WBSYNC_PATCHES='' series_files | sed 's|.*/||; s|-.*||')
 		grep -qx "${1#patched-}" <<<"$n" || return 1
@@ -215,11 +218,11 @@ kernel_patches()
 	*) return 1 ;;
 	esac
 }
-KERNEL_NAMES="vanilla for_sync cutoff patched patched-NNNN"
+KERNEL_NAMES="vanilla fixes for_sync cutoff patched patched-NNNN"
 
 # Whether kernel $1 changes the sync of filesystem type $2: for_sync
 # changes ->write_inode() of its filesystems only, and the cutoff is
-# enabled on ext4 and xfs only; elsewhere each half syncs as vanilla does
+# enabled on ext4 and xfs only; elsewhere each half syncs as fixes does
 # (the ablation need not boot it there).  The other kernels: always.
 kernel_changes_fs()
 {

@@ -51,12 +51,12 @@
 # and its one-boot A/B), reported as patched/CONFIG.  -k patched leaves
 # out the vanilla kernel (with -c: the module's overhead alone).  -k with
 # for_sync and cutoff ("vanilla for_sync cutoff patched") adds the
-# ablation: each half of the series alone (kernel_patches in lib.sh), in
-# a table of its own, as does patched-NNNN (the series without patch
-# NNNN); -c applies to the patched kernel only.  A half is booted only
+# ablation: each half of the series on top of the fixes (kernel_patches
+# in lib.sh), in a table of its own, as does patched-NNNN (the series
+# without patch NNNN); -c applies to the patched kernel only.  A half is booted only
 # in the cells whose filesystem it changes (kernel_changes_fs in lib.sh:
 # for_sync on vfat, exfat and ext2, cutoff on ext4 and xfs; elsewhere it
-# syncs as vanilla does); -a boots every kernel in every cell.  -m mounts
+# syncs as fixes does); -a boots every kernel in every cell.  -m mounts
 # every cell's filesystems with MOUNT_OPTIONS (sync_busy.sh -m; e.g. -f ext4:2s -m
 # nodioread_nolock).  -R renders the
 # report again from OUTDIR/results.tsv and OUTDIR/params, without running

@@ -6,7 +6,7 @@
 # sync(2)'s flush of every dirty page (WB_start_all, the flusher's
 # "start-all" work) is bounded on 6.12: it never yields, and writes at
 # most the pages it counted when it started, before sync(2)'s passes run.
-# A flush that yields to queued works (patch 14 of the series) must
+# A flush that yields to queued works ("writeback: let the start-all flush yield to queued works") must
 # keep a bound: it resumes with what it had left, never a fresh count,
 # so a stream of queued works cannot keep it armed for ever (the v5
 # review's H1; selftests/fixtures/flush-no-budget.patch is such a
@@ -50,14 +50,14 @@
 #  6. the flush writes it before the loops end (-t SECONDS): a flush that
 #     yields must still write between the works, not only wait for a
 #     gap in them, as 6.12's, which never yields, does (the review of
-#     patch 14's first version: a flush that yields before it has
+#     the yielding flush's first version: a flush that yields before it has
 #     written anything since it resumed stays pending as long as works
 #     keep coming, and the data stays dirty).  Not yet seen to fail: 6
-#     passed on patches 1-13, on patch 14's first version and on the
+#     passed on the series without it, on the yielding flush's first version and on the
 #     fixture (6 s each; in the lab's guest the works leave the flush
 #     gaps), so it guards the behaviour without proving the fix.
 # 2 and 3 are a SKIP if the flush never yielded to a queued work (6.12
-# and patches 1-13: it does not yield; nothing to test) or never ran; a
+# and the series without it: it does not yield; nothing to test) or never ran; a
 # flush round with another reason (sync(2) joined a flush that reclaim
 # started) makes them inconclusive (a SKIP).  The pages of H2 are printed.
 #

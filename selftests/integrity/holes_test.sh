@@ -108,7 +108,8 @@
 #     (an inherited batch), (b) F's write came 5 ms or more after the
 #     pass's first writeback_start, (c) F was I_DIRTY_TIME only then and
 #     (d) the pass's first round had not ended (h5_window() has the
-#     details).  These hold with or without the fix (patch 0012, which
+#     details).  These hold with or without the fix ("writeback: let a
+#     sync pass queue its inodes before it writes any", which
 #     queues on the pass's first round whatever b_io holds).  Reached and
 #     T1 lost: FAIL; reached and kept: PASS; not reached and kept: SKIP;
 #     lost outside the window: FAIL as well.
