@@ -87,8 +87,11 @@ if [ -z "$render" ]; then
 	for k in $kernels; do
 		kdir[$k]=$("$WBSYNC_TOP/scripts/build-kernel.sh" "$k") || die "building the $k kernel failed"
 	done
-	rm -rf "$out"
+	# One run an OUTDIR: a lock on the directory itself, then empty it.
 	mkdir -p "$out"
+	exec 8<"$out"
+	flock -n 8 || die "another powercut.sh is writing '$out'"
+	find "$out" -mindepth 1 -delete
 	out=$(cd "$out" && pwd) tsv=$out/results.tsv
 	# shellcheck disable=SC2034 # read back by -R and results.sh
 	report=powercut
