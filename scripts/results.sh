@@ -22,6 +22,18 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+# The fields of a run of record from its meta; $1 ends the kernels line.
+meta_fields()
+{
+	echo ":Command: \`\`$(meta command)\`\`"
+	echo ":Date: $(meta date)"
+	echo ":Series: $(meta series)"
+	echo ":Base: Debian $(base_package) $(meta base)"
+	echo ":Host: $(meta host)"
+	echo ":Kernels: $(meta kernels)$1"
+}
+
+
 usage="usage: results.sh [--check] [-d RESULTS_DIR] [--rst RST] [--readme README]"
 check=0 dir=$WBSYNC_TOP/results rst=$WBSYNC_TOP/Documentation/results.rst readme=$WBSYNC_TOP/README
 if [ "${1:-}" = --check ]; then
@@ -84,12 +96,7 @@ powercut_section()
 	echo "Power cut when sync(2) or syncfs(2) returns"
 	echo "==========================================="
 	echo
-	echo ":Command: \`\`$(meta command)\`\`"
-	echo ":Date: $(meta date)"
-	echo ":Series: $(meta series)"
-	echo ":Base: Debian $(base_package) $(meta base)"
-	echo ":Host: $(meta host)"
-	echo ":Kernels: $(meta kernels)"
+	meta_fields ""
 	echo ":Cycles: $(sed -n 's/^- Cycles: //p' "$2/report.md")"
 	echo ":Files: \`\`results/${1##*/}/\`\` (and each run's TAP, \`\`KERNEL-FS.tap\`\`)"
 	echo
@@ -146,12 +153,7 @@ powercut_section()
 		echo "$title"
 		echo "${title//?/=}"
 		echo
-		echo ":Command: \`\`$(meta command)\`\`"
-		echo ":Date: $(meta date)"
-		echo ":Series: $(meta series)"
-		echo ":Base: Debian $(base_package) $(meta base)"
-		echo ":Host: $(meta host)"
-		echo ":Kernels: $(meta kernels); vanilla is $vanilla."
+		meta_fields "; vanilla is $vanilla."
 		echo ":Runs: $(sed -n 's/^- Runs: //p' "$t/report.md")"
 		echo ":Files: \`\`results/${d##*/}/\`\`"
 		echo
