@@ -20,6 +20,7 @@
 #   make fstests      fstests' sync list on ext4 and xfs, vanilla against
 #                     patched (XFSTESTS_DIR, FSTESTS_ARGS: fstests.sh options)
 #   make bisect-check every prefix of the series builds (W=1) and boots
+#                     (BISECT_ARGS="-k fixes --alone": each fix on its own)
 #   make sfr-bench, pgbench-bench, wait-inodes-bench, module-overhead,
 #   module-stress     the benchmarks and the module's stress test
 #   make results      Documentation/results.rst and README's table from results/
@@ -103,7 +104,7 @@ module-overhead: deps
 	scripts/module-overhead.sh
 
 bisect-check: deps
-	scripts/bisect-check.sh
+	scripts/bisect-check.sh $(BISECT_ARGS)
 
 fstests: deps
 	scripts/fstests.sh $(FSTESTS_ARGS)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# bisect-check.sh
+# bisect-check.sh [-k KERNEL] [--alone]
 #
 # Every prefix of the series builds and boots (bisectability): applies the
 # patches one at a time in a tree of its own, builds each step
@@ -9,11 +9,27 @@
 # compiled with W=1 as well, which must not warn), and boots each step with
 # the smoke test (write, sync(2), remount, verify on ext4 and xfs).  TAP on
 # stdout; work in $WBSYNC_CACHE/bisect and output/bisect.
+#   -k KERNEL  the patches of this lab kernel (default patched: all of them;
+#              fixes: the fixes, which go to stable one by one)
+#   --alone    each patch applied alone on the base, not on the ones before
 set -uo pipefail
+# shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-[ $# = 0 ] || usage_error "usage: bisect-check.sh (no arguments)"
-
+kernel=patched alone=
+while [ $# -gt 0 ]; do
+	case $1 in
+	-k) [ $# -ge 2 ] || usage_error "-k needs a kernel ($KERNEL_NAMES)"
+	    kernel=$2; shift ;;
+	--alone) alone=1 ;;
+	*) usage_error "usage: bisect-check.sh [-k KERNEL] [--alone]" ;;
+	esac
+	shift
+done
+WBSYNC_PATCHES=$(kernel_patches "$kernel") ||
+	usage_error "unknown kernel '$kernel' ($KERNEL_NAMES)"
+[ "$kernel" != vanilla ] || usage_error "vanilla has no patches to check"
+export WBSYNC_PATCHES
 full=$("$WBSYNC_TOP/scripts/prepare-tree.sh") || die "the series does not apply"
 ksrc=$("$WBSYNC_TOP/scripts/prepare-tree.sh" --vanilla)
 mapfile -t commits < <(git -C "$full" rev-list --reverse base..HEAD)
@@ -33,17 +49,22 @@ git -C "$ksrc" worktree prune
 export CCACHE_DIR=$WBSYNC_CACHE/ccache CCACHE_BASEDIR=$WBSYNC_CACHE CCACHE_NOHASHDIR=1 CCACHE_DEPEND=1
 kmake=(make -C "$tree" O="$build" ARCH=x86_64 -j"$WBSYNC_JOBS")
 command -v ccache >/dev/null && kmake+=(CC="ccache gcc")
-# The configuration of the lab's patched build.
-cfg=$("$WBSYNC_TOP/scripts/build-kernel.sh" patched)/.config
-[ -f "$cfg" ] || die "no configuration of the patched kernel"
+# The configuration of the lab's build of that kernel.
+cfg=$("$WBSYNC_TOP/scripts/build-kernel.sh" "$kernel")/.config
+[ -f "$cfg" ] || die "no configuration of the $kernel kernel"
 
 tap_plan ${#commits[@]}
 for ((i = 0; i < ${#commits[@]}; i++)); do
 	c=${commits[i]} n=$((i + 1))
 	subject=$(git -C "$full" log -1 --format=%s "$c")
-	step="patch $n/${#commits[@]} ($subject)"
+	step="patch $n/${#commits[@]}${alone:+ alone} ($subject)"
 	log "$step"
-	git -C "$tree" checkout -q --detach "$c" || die "checkout of $c failed"
+	if [ "$alone" = 1 ]; then
+		git -C "$tree" checkout -q -f --detach base &&
+			git -C "$full" diff "$c^" "$c" | git -C "$tree" apply --index
+	else
+		git -C "$tree" checkout -q -f --detach "$c"
+	fi || die "cannot check out $step"
 	mkdir -p "$build"
 	cp "$cfg" "$build/.config"
 	touched=$(git -C "$tree" diff --name-only "$c^" "$c" -- '*.c' | sed 's/\.c$/.o/')
