@@ -57,9 +57,13 @@ key=$({
 	cat "${frags[@]}"
 } | sha256sum | cut -c1-16)
 # Named by the key alone: while the series is empty, "patched" is the
-# vanilla build itself rather than a second copy of it.
-out=$WBSYNC_CACHE/builds/linux-$WBSYNC_VARIANT-$key
-[ "$target" = modules_prepare ] && out+=-modprep
+# vanilla build itself rather than a second copy of it.  The objects are
+# in the tree itself (builds/ links to them): every tree's sources are
+# then at ".." from its objects, the same compiler command lines, and
+# ccache hits every file a series does not touch.
+name=linux-$WBSYNC_VARIANT-$key
+[ "$target" = modules_prepare ] && name+=-modprep
+out=$WBSYNC_CACHE/builds/$name
 
 mkdir -p "$WBSYNC_CACHE/builds"
 exec 9>"$out.lock"
@@ -71,15 +75,18 @@ if [ -e "$out/.wbsync-built" ]; then
 fi
 
 rm -rf "$out"
-mkdir -p "$out"
+mkdir -p "$tree/.build"
+rm -rf "$tree/.build/$name"
+mkdir "$tree/.build/$name"
+ln -s "$tree/.build/$name" "$out"
 if [ "$config_only" = 1 ]; then
 	log "$1 ($WBSYNC_VARIANT, ${#applied[@]} patches): configuring in $out"
 else
 	log "$1 ($WBSYNC_VARIANT, ${#applied[@]} patches): building in $out"
 fi
 start=$SECONDS
-# Depend mode: no extra preprocessor run on a miss; base dir: the patched
-# tree (another path) hits the vanilla objects of every untouched file.
+# Depend mode: no extra preprocessor run on a miss; base dir: paths
+# relative to the objects, the same in every tree.
 export CCACHE_DIR=$WBSYNC_CACHE/ccache CCACHE_BASEDIR=$WBSYNC_CACHE CCACHE_NOHASHDIR=1 CCACHE_DEPEND=1
 kmake=(make -C "$tree" O="$out" ARCH=x86_64 -j"$WBSYNC_JOBS")
 command -v ccache >/dev/null && kmake+=(CC="ccache gcc")
@@ -99,7 +106,7 @@ done)
 [ -z "$missing" ] || die "config fragments not satisfied in $out/.config:" $missing
 if [ "$config_only" = 1 ]; then
 	log "$1 ($WBSYNC_VARIANT): configuration is complete"
-	rm -rf "$out"
+	rm -rf "$(readlink "$out")" "$out"
 	exit 0
 fi
 
