@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # fstests.sh [-f FS[,FS]] [-k KERNEL[,KERNEL]] [-j GUESTS] [-o OUTDIR]
-#            [--report] [-h] [-l LIST | TEST...]
+#            [-T SECONDS] [--report] [-h] [-l LIST | TEST...]
 #
 # fstests (xfstests) on the vanilla and the patched kernel, the same tests
 # on both: one guest per kernel and filesystem runs selftests/fstests/run.sh
@@ -13,6 +13,9 @@
 #   -k  kernels (default vanilla,patched)
 #   -j  guests at a time (default 1)
 #   -o  results directory (default output/fstests)
+#   -T  seconds a test may take before its guest is stopped (default 300,
+#       900 under WBSYNC_VARIANT=debug; generic/455 and 482 replay a log
+#       with an fsck at each mark and take longer under TCG)
 #   --report  no runs: the report of the results in output/fstests (of a
 #       run that was stopped, say)
 #   -l  list file, one test a line, "#" comments (default
@@ -32,22 +35,23 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 UPSTREAM=git://git.kernel.org/pub/scm/fs/xfs/xfstests-dev.git
-USAGE="usage: fstests.sh [-f FS[,FS]] [-k KERNEL[,KERNEL]] [-j GUESTS] [-o OUTDIR] [--report] [-h] [-l LIST | TEST...]"
+USAGE="usage: fstests.sh [-f FS[,FS]] [-k KERNEL[,KERNEL]] [-j GUESTS] [-o OUTDIR] [-T SECONDS] [--report] [-h] [-l LIST | TEST...]"
 bad()
 {
 	echo "${0##*/}: $*" >&2
 	exit 2
 }
-fss=ext4,xfs kernels=vanilla,patched list= tests=() jobs=1 report_only=0
+fss=ext4,xfs kernels=vanilla,patched list= tests=() jobs=1 report_only=0 per_test=
 top=$WBSYNC_TOP/output/fstests
 while [ $# -gt 0 ]; do
 	case $1 in
-	-f | -k | -j | -o | -l) [ $# -ge 2 ] || bad "$1 needs an argument; $USAGE" ;;&
+	-f | -k | -j | -o | -l | -T) [ $# -ge 2 ] || bad "$1 needs an argument; $USAGE" ;;&
 	-f) fss=$2 ;;
 	-k) kernels=$2 ;;
 	-j) jobs=$2 ;;
 	-o) top=$2 ;;
 	-l) list=$2 ;;
+	-T) per_test=$2 ;;
 	--report) report_only=1; shift; continue ;;
 	-h | --help) lab_help ;;
 	-*) bad "unknown option '$1'; $USAGE" ;;
@@ -57,6 +61,7 @@ while [ $# -gt 0 ]; do
 done
 [ -z "$list" ] || [ ${#tests[@]} = 0 ] || bad "-l and TEST arguments exclude each other"
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || bad "-j needs a number of guests, not '$jobs'"
+[[ $per_test =~ ^([1-9][0-9]*)?$ ]] || bad "-T needs a number of seconds, not '$per_test'"
 IFS=", " read -ra fss <<<"$fss"
 IFS=", " read -ra kernels <<<"$kernels"
 [ ${#fss[@]} -gt 0 ] && [ ${#kernels[@]} -gt 0 ] || bad "-f and -k need at least one name"
@@ -137,8 +142,10 @@ else
 	mkdir -p "$top"
 	echo "$commit" >"$top/commit"
 	declare -A kdir
-	per_test=300
-	[ "${WBSYNC_VARIANT:-default}" != debug ] || per_test=900
+	if [ -z "$per_test" ]; then
+		per_test=300
+		[ "${WBSYNC_VARIANT:-default}" != debug ] || per_test=900
+	fi
 	for k in "${kernels[@]}"; do
 		kdir[$k]=$("$WBSYNC_TOP/scripts/build-kernel.sh" "$k") || die "building the $k kernel failed"
 	done
