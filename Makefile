@@ -39,7 +39,7 @@ export WBSYNC_CACHE WBSYNC_VARIANT
 
 SOAK_CYCLES ?= 67
 SOAK_POWERCUT_CYCLES ?= 3
-POWERCUT_FS := ext4 xfs vfat exfat ext2 udf minix
+POWERCUT_FS := ext4 xfs vfat exfat exfat-dirty ext2 udf minix
 KDIR ?= /lib/modules/$(shell uname -r)/build
 # The module's version: dkms.conf's PACKAGE_VERSION, nowhere else.
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)

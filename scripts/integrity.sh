@@ -27,7 +27,9 @@
 #   --modes LIST     comma-separated: sync, syncfs, overwrite, nosync (the
 #                    control: no sync, every fs2 file must be lost), or all
 #                    (all four; default sync)
-#   -f, --fs TYPE    ext4, xfs, vfat, exfat, ext2, udf or minix (default ext4)
+#   -f, --fs TYPE    ext4, xfs, vfat, exfat, exfat-dirty (exfat mounted with
+#                    VOLUME_DIRTY set, as after a crash), ext2, udf or minix
+#                    (default ext4)
 #   --layout L       shared: two partitions of one disk, sysrq-b, two boots
 #                    flakey: dm-flakey on two disks, one boot
 #                    logwrites: a power cut, dm-log-writes on two disks with
@@ -100,7 +102,8 @@ for m in "${mode_list[@]}"; do
 done
 case "$fstype" in
 ext4|xfs|vfat|exfat|ext2|udf|minix) ;;
-*) usage_error "unknown filesystem type '$fstype' (ext4, xfs, vfat, exfat, ext2, udf, minix)" ;;
+exfat-dirty) fstype=exfat; gopts+=(--mounted-dirty) ;;
+*) usage_error "unknown filesystem type '$fstype' (ext4, xfs, vfat, exfat, exfat-dirty, ext2, udf, minix)" ;;
 esac
 case "$layout" in
 shared|flakey|logwrites) ;;

@@ -21,7 +21,8 @@
 # every cycle kept or lost (the table's answer either way; -R: rendered),
 # 1 if a cycle failed otherwise, 2 on bad arguments.
 #   -k KERNELS    lab kernels, as integrity.sh takes them (default vanilla)
-#   -f FSTYPES    default "ext4 xfs vfat exfat ext2 udf minix"
+#   -f FSTYPES    default "ext4 xfs vfat exfat exfat-dirty ext2 udf minix";
+#                 (integrity.sh's types)
 #   --modes LIST  comma-separated: sync, syncfs, overwrite (default
 #                 sync,syncfs)
 #   --cycles N    cycles a mode (default 2)
@@ -34,7 +35,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 cmdline=$(printf '%q ' "$0" "$@") started=$(date -u '+%F %H:%M')
-kernels=vanilla fstypes="ext4 xfs vfat exfat ext2 udf minix" modes=sync,syncfs cycles=2
+kernels=vanilla fstypes="ext4 xfs vfat exfat exfat-dirty ext2 udf minix" modes=sync,syncfs cycles=2
 profile=none out=$WBSYNC_TOP/output/powercut files=400 budget=32 keep=0 render=''
 need() { [ -n "${2:-}" ] || usage_error "$1 needs an argument (see --help)"; }
 num() { [[ "$2" =~ ^[1-9][0-9]*$ ]] || usage_error "$1 needs a positive number, not '$2'"; }
@@ -64,8 +65,8 @@ if [ -n "$render" ]; then
 else
 	for f in $fstypes; do
 		case $f in
-		ext4|xfs|vfat|exfat|ext2|udf|minix) ;;
-		*) usage_error "unknown filesystem type '$f' (ext4, xfs, vfat, exfat, ext2, udf, minix)" ;;
+		ext4|xfs|vfat|exfat|exfat-dirty|ext2|udf|minix) ;;
+		*) usage_error "unknown filesystem type '$f' (ext4, xfs, vfat, exfat, exfat-dirty, ext2, udf, minix)" ;;
 		esac
 	done
 	for m in ${modes//,/ }; do

@@ -103,7 +103,8 @@ powercut_section()
 	echo "Data closed before the call, on stable media when it returned (in the"
 	echo "dm-log-writes log up to the call's return): kept in every cycle, or"
 	echo "lost in some, with how many of fs2's files were intact in each cycle"
-	echo "that lost data."
+	echo "that lost data.  exfat-dirty: exfat volumes mounted with VOLUME_DIRTY"
+	echo "set, as after a crash."
 	echo
 	rst_table <"$2/table.tsv"
 }

@@ -63,6 +63,9 @@ usage: integrity_test.sh crash|verify|flakey|logwrites [options]
   --budget MIB     fs1 data written before the fs2 writers start (default 64)
   --pace-us US     pause of an fs1 writer per file after that (default 2000)
   --inflight       rewrite the fs2 files while their writeback runs
+  --mounted-dirty  exfat: set VOLUME_DIRTY before the first mount, as a
+                   volume not cleanly unmounted has it (exfat then keeps the
+                   flag and never writes it again)
   --no-fault       do not load wbsync_fault.ko: sync(2) kicks the flushers
   --trace          crash: trace the writeback works and queue_io of the sync
                    into \$WBSYNC_OUT/trace (delays the crash by the dump)
@@ -126,7 +129,7 @@ mark-sync) log_mark sync; exit ;;
 *) die "unknown phase '$phase' (crash, verify, flakey, logwrites)" ;;
 esac
 
-mode=sync fstype=ext4 record=${WBSYNC_OUT:+$WBSYNC_OUT/record} fault=1 trace=0
+mode=sync fstype=ext4 record=${WBSYNC_OUT:+$WBSYNC_OUT/record} fault=1 trace=0 mounted_dirty=0
 helper=$here/wbsync_integrity module=$here/wbsync_fault.ko wait_user= wait_user_mode=wrap
 hopts=()
 need_arg() { [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs an argument"; }
@@ -144,6 +147,7 @@ while [ $# -gt 0 ]; do
 	--budget) need_num "$@"; hopts+=(-b "$2"); shift 2 ;;
 	--pace-us) need_num "$@"; hopts+=(-p "$2"); shift 2 ;;
 	--inflight) hopts+=(-k); shift ;;
+	--mounted-dirty) mounted_dirty=1; shift ;;
 	--no-fault) fault=0; shift ;;
 	--trace) trace=1; shift ;;
 	--helper) need_arg "$@"; helper=$2; shift 2 ;;
@@ -159,6 +163,7 @@ case "$fstype" in
 ext4|xfs|vfat|exfat|ext2|udf|minix) ;;
 *) die "unknown filesystem type '$fstype' (ext4, xfs, vfat, exfat, ext2, udf, minix)" ;;
 esac
+[ "$mounted_dirty" = 0 ] || [ "$fstype" = exfat ] || die "--mounted-dirty is for exfat only"
 [ -n "$record" ] || die "no --record and no \$WBSYNC_OUT (run me in a wbsync guest)"
 [ -x "$helper" ] || die "helper '$helper' is missing (make wbsync_integrity)"
 [ "$fault" = 0 ] || [ "$phase" = verify ] || [ -f "$module" ] ||
@@ -251,6 +256,11 @@ test_mkfs()
 		# No lazy init: ext4lazyinit would write in the background.
 		*) mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$dev" ;;
 		esac || return 1
+		# VolumeFlags, bytes 106-107 of the boot sector (outside its
+		# checksum); bit 1 is VolumeDirty.
+		[ "$mounted_dirty" = 0 ] ||
+			printf '\x02' | dd of="$dev" bs=1 seek=106 conv=notrunc status=none ||
+			return 1
 	done
 }
 
