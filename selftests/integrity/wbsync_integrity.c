@@ -54,6 +54,7 @@
 #define MAX_SIZE	(64 << 20)
 #define FS1_CAP		131072		/* files per fs1 writer */
 #define SKIPPED_PARAM	"/sys/module/wbsync_fault/parameters/skipped"
+#define CALLS_PARAM	"/sys/module/wbsync_fault/parameters/calls"
 #define MAX_BAD_SHOWN	10
 
 /* The writers share struct shared with the parent (fork + MAP_SHARED). */
@@ -370,10 +371,10 @@ static void stop_writers(void)
 	wait_writers(2);
 }
 
-static long read_skipped(void)
+static long read_param(const char *path)
 {
 	long v = -1;
-	FILE *f = fopen(SKIPPED_PARAM, "r");
+	FILE *f = fopen(path, "r");
 
 	if (f) {
 		if (fscanf(f, "%ld", &v) != 1)
@@ -425,7 +426,7 @@ static int cmd_crash(const struct opts *o)
 	unsigned long nclosed[MAX_WRITERS], files[3] = { 0 }, i, j;
 	unsigned long long start, start_real, t0, t1, deadline;
 	int rfd, sysrq = -1, fs2fd;
-	long skipped0, skipped1;
+	long skipped0, skipped1, calls0, calls1;
 	char *text, tail[512], mem0[64], mem1[64];
 	size_t len;
 	FILE *f;
@@ -461,7 +462,8 @@ static int cmd_crash(const struct opts *o)
 	 * A file counted here was closed before this load, so before the
 	 * sync start time that follows.
 	 */
-	skipped0 = read_skipped();
+	skipped0 = read_param(SKIPPED_PARAM);
+	calls0 = read_param(CALLS_PARAM);
 	read_meminfo(mem0, sizeof(mem0));
 	for (i = 0; i < nr_writers; i++)
 		nclosed[i] = load_acquire(sh->wr[i].nclosed);
@@ -503,12 +505,13 @@ static int cmd_crash(const struct opts *o)
 		sync();
 	}
 	t1 = now_ns(CLOCK_MONOTONIC);
-	skipped1 = read_skipped();
+	skipped1 = read_param(SKIPPED_PARAM);
+	calls1 = read_param(CALLS_PARAM);
 	read_meminfo(mem1, sizeof(mem1));
 
 	len = snprintf(tail, sizeof(tail),
-		       "sync_ns %llu\nkick_skipped %ld %ld\nmeminfo_after %s\nsync_done\n",
-		       t1 - t0, skipped0, skipped1, mem1);
+		       "sync_ns %llu\nkick_skipped %ld %ld\nkick_calls %ld %ld\nmeminfo_after %s\nsync_done\n",
+		       t1 - t0, skipped0, skipped1, calls0, calls1, mem1);
 	write_record(rfd, tail, len);
 	if (sysrq >= 0) {
 		if (o->before_crash && system(o->before_crash))
