@@ -568,6 +568,8 @@ usage_status_ok()
 		 "integrity.sh patched --nope" "integrity.sh patched -f nofs" \
 		 "holes.sh patched --hole h9" "holes.sh patched -p floppy" "holes.sh patched --nfs-write often" "sync-report.sh -p floppy" \
 		 "check.sh --nope" "prepare-tree.sh --nope" "bisect-check.sh x" \
+		 "bisect-check.sh -k nightly" "bisect-check.sh -k vanilla" "bisect-check.sh -k" \
+		 "fstests.sh -T x" "fstests.sh -T 0" "integrity.sh patched -f exfat-clean" \
 		 "build-module.sh" "stock-initrd.sh a b" "deps.sh --nope" "vm-run --nope" \
 		 "fresh-check.sh --root relative/dir" "kcsan-report" "kcsan-report -b /nonexistent x" "kcsan-report -f fs/x.c x" \
 		 "kcsan-check.sh --nope" "flush-budget.sh patched --nope" "flush-budget.sh patched --runs 0" \
