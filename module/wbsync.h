@@ -4,7 +4,8 @@
  *
  * Shared declarations of the module's parts:
  *   wbsync_main.c    init and exit, in that order of dependencies
- *   wbsync_probes.c  kretprobes on the sync paths, fires the tracepoints
+ *   wbsync_probes.c  kretprobes and tracepoint probes on the sync paths,
+ *                    fires the module's tracepoints
  *   wbsync_stats.c   per (superblock, phase) latency histograms
  *   wbsync_knobs.c   A/B knobs: kprobes that change one argument
  *   wbsync_debugfs.c /sys/kernel/debug/wbsync/
@@ -34,7 +35,8 @@ enum wbsync_phase {
 	WBSYNC_PH_SYNC,			/* one sync(2) (ksys_sync) */
 	WBSYNC_PH_SYNCFS,		/* one syncfs(2) */
 	WBSYNC_PH_WB_NONE,		/* WB_SYNC_NONE pass */
-	WBSYNC_PH_WB_ALL,		/* WB_SYNC_ALL pass, sync_inodes_sb() */
+	WBSYNC_PH_WB_ALL,		/* WB_SYNC_ALL pass and its wait */
+	WBSYNC_PH_PASS_LAG,		/* sync(2)'s start to a pass's start */
 	WBSYNC_PH_WAIT_INODES,		/* wait_sb_inodes() */
 	WBSYNC_PH_SYNC_FS_NOWAIT,	/* ->sync_fs(sb, 0) */
 	WBSYNC_PH_SYNC_FS_WAIT,		/* ->sync_fs(sb, 1) */
@@ -48,7 +50,8 @@ enum wbsync_phase {
 /*
  * The row a duration is accounted to: a superblock (s_dev and s_id; a
  * block device uses its dev_t and name, which are those of the
- * superblock on it), or the global row for what is not per superblock.
+ * superblock on it), a bdi (its name, and the dev_t it names, if any),
+ * or the global row for what is not per superblock.
  */
 struct wbsync_key {
 	dev_t dev;

@@ -6,8 +6,7 @@
  *   probes         each probe: the symbol it is attached to, or why not
  *   reset          write 1: clear stats
  *   enable         0 or 1: time and trace sync calls
- *   sync_cutoff,
- *   sfr_sync_mode  A/B knobs, see wbsync_knobs.c
+ *   sfr_sync_mode  A/B knob, see wbsync_knobs.c
  *
  * reset and enable take a number (the debugfs attribute helpers, as
  * kstrtoull() parses it); a knob's write must hold one of its values,

@@ -7,9 +7,6 @@
  * (value 0 is always the kernel's own behaviour, and the probe then
  * changes nothing):
  *
- *   sync_cutoff    sync_inodes_sb_cutoff(sb, cutoff) of the series:
- *                  "vanilla" passes no cutoff, so the WB_SYNC_ALL pass
- *                  writes everything dirty when it starts, as 6.12 does.
  *   sfr_sync_mode  __filemap_fdatawrite_range(mapping, start, end, mode)
  *                  called from sync_file_range(): "all" turns WB_SYNC_NONE
  *                  into WB_SYNC_ALL, as before Linux 4.4.  The call is
@@ -23,10 +20,10 @@
  * selftests/wait_inodes/test_modules/wbsync_wait_user.ko is its A/B.
  *
  * Knobs are armed after the kretprobes and only ever read module state.
- * A knob whose function does not exist (the series is not applied) or
- * cannot be probed is unsupported: it reads "unsupported" and valid
- * writes fail with -EOPNOTSUPP.  Only the argument registers of x86-64
- * are known here; elsewhere every knob is unsupported.
+ * A knob whose function does not exist or cannot be probed is
+ * unsupported: it reads "unsupported" and valid writes fail with
+ * -EOPNOTSUPP.  Only the argument registers of x86-64 are known here;
+ * elsewhere every knob is unsupported.
  */
 #include <linux/compiler.h>
 #include <linux/errno.h>
@@ -54,34 +51,20 @@ struct wbsync_knob {
 #define WBSYNC_SFR_FLAGS	(SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | \
 				 SYNC_FILE_RANGE_WAIT_AFTER)
 
-static const char *const wbsync_sync_cutoff_values[] = {
-	"sync-start",	/* skip inodes dirtied after sync(2) started */
-	"vanilla",	/* write everything dirty when the pass starts */
-};
-
 static const char *const wbsync_sfr_sync_mode_values[] = {
 	"auto",		/* WB_SYNC_NONE unless WAIT_BEFORE|WRITE|WAIT_AFTER */
 	"all",		/* always WB_SYNC_ALL */
 };
 
 #ifdef CONFIG_X86_64
-static int wbsync_sync_cutoff_handler(struct kprobe *kp, struct pt_regs *regs);
 static int wbsync_sfr_sync_mode_handler(struct kprobe *kp, struct pt_regs *regs);
 #else	/* the argument registers are not known here */
-#define wbsync_sync_cutoff_handler	NULL
 #define wbsync_sfr_sync_mode_handler	NULL
 #endif
 
-enum { WBSYNC_KNOB_SYNC_CUTOFF, WBSYNC_KNOB_SFR_SYNC_MODE };
+enum { WBSYNC_KNOB_SFR_SYNC_MODE };
 
 static struct wbsync_knob wbsync_knobs[] = {
-	[WBSYNC_KNOB_SYNC_CUTOFF] = {
-		.name		= "sync_cutoff",
-		.symbol		= "sync_inodes_sb_cutoff",
-		.values		= wbsync_sync_cutoff_values,
-		.nr_values	= ARRAY_SIZE(wbsync_sync_cutoff_values),
-		.handler	= wbsync_sync_cutoff_handler,
-	},
 	[WBSYNC_KNOB_SFR_SYNC_MODE] = {
 		.name		= "sfr_sync_mode",
 		.symbol		= "__filemap_fdatawrite_range",
@@ -94,15 +77,6 @@ static struct wbsync_knob wbsync_knobs[] = {
 
 #ifdef CONFIG_X86_64
 /* Arguments: rdi, rsi, rdx, rcx; restored from @regs when the probe returns */
-static int wbsync_sync_cutoff_handler(struct kprobe *kp, struct pt_regs *regs)
-{
-	struct wbsync_knob *knob = container_of(kp, struct wbsync_knob, kp);
-
-	if (READ_ONCE(knob->value))
-		regs->si = 0;
-	return 0;
-}
-
 static int wbsync_sfr_sync_mode_handler(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct wbsync_knob *knob = container_of(kp, struct wbsync_knob, kp);

@@ -3,7 +3,8 @@
  * wbsync: instrumentation for sync(2), syncfs(2) and sync_file_range(2).
  *
  * Tracepoints (events/wbsync/) and latency statistics per superblock and
- * phase (/sys/kernel/debug/wbsync/), from kretprobes on the sync paths.
+ * phase (/sys/kernel/debug/wbsync/), from kretprobes on the sync paths
+ * and probes on two writeback tracepoints.
  * See Documentation/wbsync-admin.rst.
  */
 #include <linux/init.h>
@@ -47,7 +48,7 @@ static void __exit wbsync_exit(void)
 	wbsync_knobs_exit();
 	/* synchronizes RCU: no handler runs when it returns */
 	wbsync_probes_exit();
-	/* no tracer callback runs on our events */
+	/* no tracer callback runs on our events, nor our tracepoint probes */
 	tracepoint_synchronize_unregister();
 	wbsync_stats_exit();
 }

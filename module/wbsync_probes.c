@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * wbsync: kretprobes on the sync paths of fs/sync.c, fs/fs-writeback.c
- * and block/bdev.c.
+ * and block/bdev.c, and probes on two writeback tracepoints.
  *
  * Each probe times one function: its entry handler notes the start time
  * and the arguments (gone by the return) in the kretprobe instance, its
@@ -25,6 +25,14 @@
  * call: a small table of task contexts, looked up by task, innermost
  * first (overlayfs nests sync_filesystem() calls).
  *
+ * pass_lag, from the start of sync(2) to the start of each of its
+ * WB_SYNC_ALL passes, comes from two writeback tracepoints that every 6.x
+ * kernel has: writeback_queue, in the task of a sync(2), notes each work
+ * it queues (sync(2) queues no works but its passes), and
+ * writeback_exec, when a flusher starts one of them, ends its lag.  The
+ * work is private to fs-writeback.c: its address is compared, never
+ * read.  sync(2) returns only once its works are done; it forgets them.
+ *
  * Handlers run with preemption disabled and must not sleep: they take
  * raw spinlocks with irqsave and never allocate.
  */
@@ -32,6 +40,7 @@
 #include <linux/backing-dev.h>
 #include <linux/blkdev.h>
 #include <linux/fs.h>
+#include <linux/kdev_t.h>
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
 #include <linux/ktime.h>
@@ -40,6 +49,7 @@
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/tracepoint.h>
 #include <linux/uaccess.h>
 #include <linux/writeback.h>
 
@@ -50,8 +60,10 @@
 
 /* Tasks that can be inside one probed function at once */
 #define WBSYNC_MAXACTIVE	64
-/* Tasks that can be inside sync_filesystem() or sync_inodes_sb() */
+/* Tasks that can be inside sync(2), sync_filesystem() or sync_inodes_sb() */
 #define WBSYNC_MAX_CTX		64
+/* Works of sync(2) that can be queued at once */
+#define WBSYNC_MAX_PASSES	64
 
 /* What the entry handler keeps for the return handler */
 struct wbsync_data {
@@ -79,6 +91,7 @@ enum wbsync_ctx_kind {
 	WBSYNC_CTX_SYNC_FILESYSTEM = 1,
 	WBSYNC_CTX_SYNC_INODES,
 	WBSYNC_CTX_SYNC_FILE_RANGE,	/* a call sfr_sync_mode forces */
+	WBSYNC_CTX_SYNC,		/* sync(2), for pass_lag */
 };
 
 struct wbsync_ctx {
@@ -89,7 +102,7 @@ struct wbsync_ctx {
 	bool forced;			/* ... and the knob forced it */
 	struct wbsync_key key;
 	u64 seq;
-	u64 mark;			/* start of the pending phase */
+	u64 mark;			/* start of the pending phase, or of sync(2) */
 	int kind;
 	int pending;			/* a phase, or -1 */
 	bool can_mark;			/* a phase can start in it */
@@ -106,8 +119,23 @@ static struct wbsync_ctx wbsync_ctxs[WBSYNC_MAX_CTX];
 static u64 wbsync_ctx_seq;
 static DEFINE_RAW_SPINLOCK(wbsync_ctx_lock);
 
+/* A work that a sync(2) queued and no flusher has started yet */
+struct wbsync_pass {
+	const void *work;		/* NULL: free; identities only, */
+	const void *wb;			/* never dereferenced */
+	u64 owner;			/* seq of the sync(2)'s context */
+	u64 start;			/* of the sync(2) */
+	struct wbsync_key key;		/* the bdi */
+};
+
+/* Under wbsync_ctx_lock */
+static struct wbsync_pass wbsync_passes[WBSYNC_MAX_PASSES];
+
 /* Set at load when wait_sb_inodes() has no symbol */
 static bool wbsync_wait_derived;
+
+/* Set at load when the pass_lag tracepoint probes are registered */
+static bool wbsync_pass_lag_on;
 
 static int wbsync_ctx_get(int kind, const void *sb, const void *bdev,
 			  const struct wbsync_key *key, bool can_mark)
@@ -136,7 +164,7 @@ static int wbsync_ctx_get(int kind, const void *sb, const void *bdev,
 	raw_spin_unlock_irqrestore(&wbsync_ctx_lock, flags);
 
 	if (i == WBSYNC_MAX_CTX) {
-		pr_warn_once("wbsync: task context table full, some wait_inodes and sync_fs times are not measured, some sync_file_range calls not forced\n");
+		pr_warn_once("wbsync: task context table full, some wait_inodes, sync_fs and pass_lag times are not measured, some sync_file_range calls not forced\n");
 		return -1;
 	}
 	return i;
@@ -214,6 +242,25 @@ static bool wbsync_ctx_close(int kind, bool by_sb, const void *ptr,
 	return ret;
 }
 
+/* Frees sync(2)'s context @slot, and its works still noted */
+static void wbsync_sync_ctx_put(int slot)
+{
+	unsigned long flags;
+	u64 seq;
+	int i;
+
+	if (slot < 0)
+		return;
+	raw_spin_lock_irqsave(&wbsync_ctx_lock, flags);
+	seq = wbsync_ctxs[slot].seq;
+	/* works finished without a flusher: on a bdi going away */
+	for (i = 0; i < WBSYNC_MAX_PASSES; i++)
+		if (wbsync_passes[i].work && wbsync_passes[i].owner == seq)
+			wbsync_passes[i].work = NULL;
+	wbsync_ctxs[slot].task = NULL;
+	raw_spin_unlock_irqrestore(&wbsync_ctx_lock, flags);
+}
+
 /* Frees context @slot, ending its pending phase */
 static bool wbsync_ctx_put(int slot, struct wbsync_closed *out)
 {
@@ -240,6 +287,9 @@ static void wbsync_emit(enum wbsync_phase phase, const struct wbsync_key *key,
 		break;
 	case WBSYNC_PH_WB_ALL:
 		trace_wbsync_wb_all(key, ns);
+		break;
+	case WBSYNC_PH_PASS_LAG:
+		trace_wbsync_pass_lag(key, ns);
 		break;
 	case WBSYNC_PH_WAIT_INODES:
 		trace_wbsync_wait_inodes(key, ns);
@@ -278,6 +328,7 @@ enum {
 	WBSYNC_P_WAKEUP_FLUSHERS,
 	WBSYNC_P_WB_INODES_SB,
 	WBSYNC_P_SYNC_INODES_SB,
+	WBSYNC_P_SYNC_INODES_ALL,
 	WBSYNC_P_WAIT_SB_INODES,
 	WBSYNC_P_WB_WAIT,
 	WBSYNC_P_SYNC_FS_ONE_SB,
@@ -350,6 +401,19 @@ static void wbsync_key_bdev(struct wbsync_key *key, struct block_device *bdev)
 	snprintf(key->s_id, sizeof(key->s_id), "%pg", bdev);
 }
 
+/* A bdi: its name, and the device that it names ("MAJOR:MINOR" of a disk) */
+static void wbsync_key_bdi(struct wbsync_key *key,
+			   struct backing_dev_info *bdi)
+{
+	const char *name = bdi_dev_name(bdi);
+	unsigned int major, minor;
+
+	memset(key, 0, sizeof(*key));
+	if (sscanf(name, "%u:%u", &major, &minor) == 2)
+		key->dev = MKDEV(major, minor);
+	strscpy(key->s_id, name, sizeof(key->s_id));
+}
+
 /* Superblocks without writeback (proc, sysfs, ...) only add noise */
 static bool wbsync_sb_quiet(const struct super_block *sb)
 {
@@ -360,10 +424,22 @@ static bool wbsync_sb_quiet(const struct super_block *sb)
 static int wbsync_sync_entry(struct kretprobe_instance *ri,
 			     struct pt_regs *regs)
 {
+	struct wbsync_data *d = wbsync_data(ri);
+	unsigned long flags;
+
 	if (!wbsync_on())
 		return 1;
 	wbsync_start(ri, WBSYNC_P_SYNC);
 	trace_wbsync_sync_start(WBSYNC_KIND_SYNC);
+	/* the context in which writeback_queue sees its works */
+	if (READ_ONCE(wbsync_pass_lag_on))
+		d->ctx = wbsync_ctx_get(WBSYNC_CTX_SYNC, NULL, NULL,
+					&wbsync_global_key, false);
+	if (d->ctx >= 0) {
+		raw_spin_lock_irqsave(&wbsync_ctx_lock, flags);
+		wbsync_ctxs[d->ctx].mark = d->start;
+		raw_spin_unlock_irqrestore(&wbsync_ctx_lock, flags);
+	}
 	return 0;
 }
 
@@ -371,6 +447,7 @@ static int wbsync_sync_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	u64 ns = wbsync_elapsed(ri);
 
+	wbsync_sync_ctx_put(wbsync_data(ri)->ctx);
 	trace_wbsync_sync_end(WBSYNC_KIND_SYNC, ns, 0);
 	wbsync_stats_record(&wbsync_global_key, WBSYNC_PH_SYNC, ns);
 	return 0;
@@ -483,6 +560,23 @@ static int wbsync_sync_inodes_ret(struct kretprobe_instance *ri,
 	/* sync_filesystem() calls ->sync_fs(sb, 1) next */
 	wbsync_ctx_mark(WBSYNC_CTX_SYNC_FILESYSTEM, d->sb,
 			WBSYNC_PH_SYNC_FS_WAIT);
+	return 0;
+}
+
+/* sync_inodes_all(): sync(2)'s WB_SYNC_ALL passes, all bdis' at once */
+static int wbsync_sync_inodes_all_entry(struct kretprobe_instance *ri,
+					struct pt_regs *regs)
+{
+	if (!wbsync_on())
+		return 1;
+	wbsync_start(ri, WBSYNC_P_SYNC_INODES_ALL);
+	return 0;
+}
+
+static int wbsync_sync_inodes_all_ret(struct kretprobe_instance *ri,
+				      struct pt_regs *regs)
+{
+	wbsync_emit(WBSYNC_PH_WB_ALL, &wbsync_global_key, wbsync_elapsed(ri));
 	return 0;
 }
 
@@ -738,6 +832,131 @@ bool wbsync_sfr_force_here(const struct address_space *mapping)
 	return ret;
 }
 
+/* pass_lag: the writeback_queue and writeback_exec tracepoints */
+
+/* Private to fs-writeback.c: only its address is used */
+struct wb_writeback_work;
+
+static atomic_long_t wbsync_pass_lag_hits;
+static atomic_long_t wbsync_pass_lag_missed;	/* table full */
+static int wbsync_pass_lag_err;
+
+/* A work queued in the task of a sync(2): one of its passes */
+static void wbsync_wb_queue(void *data, struct bdi_writeback *wb,
+			    struct wb_writeback_work *work)
+{
+	struct wbsync_pass *pass = NULL;
+	struct wbsync_ctx *ctx;
+	struct wbsync_key key;
+	unsigned long flags;
+	int i;
+
+	if (!wbsync_on())
+		return;
+	/* the caller holds the bdi */
+	wbsync_key_bdi(&key, wb->bdi);
+
+	raw_spin_lock_irqsave(&wbsync_ctx_lock, flags);
+	ctx = wbsync_ctx_find_locked(WBSYNC_CTX_SYNC);
+	for (i = 0; ctx && i < WBSYNC_MAX_PASSES; i++) {
+		if (wbsync_passes[i].work)
+			continue;
+		pass = &wbsync_passes[i];
+		pass->work = work;
+		pass->wb = wb;
+		pass->owner = ctx->seq;
+		pass->start = ctx->mark;
+		pass->key = key;
+		break;
+	}
+	raw_spin_unlock_irqrestore(&wbsync_ctx_lock, flags);
+
+	if (ctx && !pass)
+		atomic_long_inc(&wbsync_pass_lag_missed);
+}
+
+/* A flusher starts a work: if a sync(2) queued it, its lag ends */
+static void wbsync_wb_exec(void *data, struct bdi_writeback *wb,
+			   struct wb_writeback_work *work)
+{
+	u64 now = ktime_get_ns();
+	struct wbsync_pass *pass;
+	struct wbsync_key key;
+	unsigned long flags;
+	bool found = false;
+	u64 start = 0;
+	int i;
+
+	raw_spin_lock_irqsave(&wbsync_ctx_lock, flags);
+	for (i = 0; i < WBSYNC_MAX_PASSES; i++) {
+		pass = &wbsync_passes[i];
+		if (pass->work != work || pass->wb != wb)
+			continue;
+		key = pass->key;
+		start = pass->start;
+		pass->work = NULL;
+		found = true;
+		break;
+	}
+	raw_spin_unlock_irqrestore(&wbsync_ctx_lock, flags);
+
+	if (!found || !wbsync_on())
+		return;
+	atomic_long_inc(&wbsync_pass_lag_hits);
+	wbsync_emit(WBSYNC_PH_PASS_LAG, &key, now - start);
+}
+
+struct wbsync_tp {
+	const char *name;
+	void *probe;
+	struct tracepoint *tp;
+};
+
+/* exec first: a work is never noted before its end can be seen */
+static struct wbsync_tp wbsync_tps[] = {
+	{ .name = "writeback_exec", .probe = (void *)wbsync_wb_exec },
+	{ .name = "writeback_queue", .probe = (void *)wbsync_wb_queue },
+};
+
+/* Not exported: found by name among the kernel's tracepoints */
+static void wbsync_tp_lookup(struct tracepoint *tp, void *unused)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(wbsync_tps); i++)
+		if (!strcmp(tp->name, wbsync_tps[i].name))
+			wbsync_tps[i].tp = tp;
+}
+
+static void wbsync_tps_unregister(unsigned int n)
+{
+	while (n--)
+		tracepoint_probe_unregister(wbsync_tps[n].tp,
+					    wbsync_tps[n].probe, NULL);
+}
+
+static int wbsync_tps_register(void)
+{
+	unsigned int i;
+	int err = 0;
+
+	for (i = 0; i < ARRAY_SIZE(wbsync_tps); i++)
+		wbsync_tps[i].tp = NULL;
+	for_each_kernel_tracepoint(wbsync_tp_lookup, NULL);
+	for (i = 0; i < ARRAY_SIZE(wbsync_tps); i++) {
+		err = -ENOENT;
+		if (wbsync_tps[i].tp)
+			err = tracepoint_probe_register(wbsync_tps[i].tp,
+							wbsync_tps[i].probe,
+							NULL);
+		if (err) {
+			wbsync_tps_unregister(i);
+			break;
+		}
+	}
+	return err;
+}
+
 static const char *const wbsync_syms_sync[] = {
 	"ksys_sync", NULL
 };
@@ -747,28 +966,17 @@ static const char *const wbsync_syms_syncfs[] = {
 	"__s390x_sys_syncfs", "__se_sys_syncfs", "sys_syncfs", NULL
 };
 
-/*
- * With the wbsync series, sync(2) and syncfs(2) call
- * sync_inodes_sb_cutoff() (sync_inodes_sb() wraps it) and syncfs(2)
- * calls __sync_filesystem() (sync_filesystem() wraps it): probe the
- * inner function where it exists, so that both paths are timed once.
- */
-static const char *const wbsync_syms_sync_inodes_sb[] = {
-	"sync_inodes_sb_cutoff", "sync_inodes_sb", NULL
-};
-
-static const char *const wbsync_syms_sync_filesystem[] = {
-	"__sync_filesystem", "sync_filesystem", NULL
-};
-
 #define WBSYNC_SYMS(name)						\
 	static const char *const wbsync_syms_##name[] = { #name, NULL }
 
 WBSYNC_SYMS(wakeup_flusher_threads);
 WBSYNC_SYMS(writeback_inodes_sb);
+WBSYNC_SYMS(sync_inodes_sb);
+WBSYNC_SYMS(sync_inodes_all);
 WBSYNC_SYMS(wait_sb_inodes);
 WBSYNC_SYMS(wb_wait_for_completion);
 WBSYNC_SYMS(sync_fs_one_sb);
+WBSYNC_SYMS(sync_filesystem);
 WBSYNC_SYMS(sync_blockdev_nowait);
 WBSYNC_SYMS(sync_blockdev);
 WBSYNC_SYMS(sync_bdevs);
@@ -794,6 +1002,8 @@ static struct wbsync_probe wbsync_probes[WBSYNC_NR_PROBES] = {
 		     wbsync_wb_inodes_entry, wbsync_wb_inodes_ret),
 	WBSYNC_PROBE(WBSYNC_P_SYNC_INODES_SB, "wb_all", sync_inodes_sb,
 		     wbsync_sync_inodes_entry, wbsync_sync_inodes_ret),
+	WBSYNC_PROBE(WBSYNC_P_SYNC_INODES_ALL, "wb_all_global", sync_inodes_all,
+		     wbsync_sync_inodes_all_entry, wbsync_sync_inodes_all_ret),
 	WBSYNC_PROBE(WBSYNC_P_WAIT_SB_INODES, "wait_inodes", wait_sb_inodes,
 		     wbsync_wait_entry, wbsync_wait_ret),
 	WBSYNC_PROBE(WBSYNC_P_WB_WAIT, "wait_inodes_derived",
@@ -873,6 +1083,15 @@ int wbsync_probes_init(void)
 	WRITE_ONCE(wbsync_wait_derived,
 		   wbsync_probes[WBSYNC_P_WB_WAIT].sym &&
 		   wbsync_probes[WBSYNC_P_SYNC_INODES_SB].sym);
+	atomic_long_set(&wbsync_pass_lag_hits, 0);
+	atomic_long_set(&wbsync_pass_lag_missed, 0);
+	/* pass_lag counts from the start that the sync probe notes */
+	wbsync_pass_lag_err = wbsync_probes[WBSYNC_P_SYNC].sym ?
+			      wbsync_tps_register() : -ENOENT;
+	if (wbsync_pass_lag_err)
+		pr_info("wbsync: probe pass_lag unsupported (writeback_queue/exec: %d)\n",
+			wbsync_pass_lag_err);
+	WRITE_ONCE(wbsync_pass_lag_on, !wbsync_pass_lag_err);
 	for (i = 0; i < WBSYNC_NR_PROBES; i++) {
 		p = &wbsync_probes[i];
 		if (!p->err)
@@ -892,6 +1111,8 @@ int wbsync_probes_init(void)
  * Unregisters every probe.  unregister_kretprobes() synchronizes RCU:
  * when it returns, no handler runs or will run, even for calls still in
  * progress (their return goes through the rethook without a handler).
+ * The tracepoint probes go first; wbsync_exit() waits for them with
+ * tracepoint_synchronize_unregister().
  */
 void wbsync_probes_exit(void)
 {
@@ -899,6 +1120,9 @@ void wbsync_probes_exit(void)
 	unsigned int n = 0;
 	int i;
 
+	if (READ_ONCE(wbsync_pass_lag_on))
+		wbsync_tps_unregister(ARRAY_SIZE(wbsync_tps));
+	WRITE_ONCE(wbsync_pass_lag_on, false);
 	for (i = 0; i < WBSYNC_NR_PROBES; i++)
 		if (wbsync_probes[i].sym)
 			rps[n++] = &wbsync_probes[i].rp;
@@ -939,5 +1163,11 @@ int wbsync_probes_show(struct seq_file *m)
 			   p->sym ?: "-", state,
 			   atomic_long_read(&wbsync_hits[i]), missed);
 	}
+	/* hits: lags measured; missed: works not noted, the table full */
+	seq_printf(m, "%-20s %-24s %-12s %10ld %8ld\n", "pass_lag",
+		   wbsync_pass_lag_err ? "-" : "writeback_queue/exec",
+		   wbsync_pass_lag_err ? "unsupported" : "attached",
+		   atomic_long_read(&wbsync_pass_lag_hits),
+		   atomic_long_read(&wbsync_pass_lag_missed));
 	return 0;
 }

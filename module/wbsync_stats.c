@@ -75,6 +75,7 @@ static const char *const wbsync_phase_names[WBSYNC_NR_PHASES] = {
 	[WBSYNC_PH_SYNCFS]		= "syncfs",
 	[WBSYNC_PH_WB_NONE]		= "wb_none",
 	[WBSYNC_PH_WB_ALL]		= "wb_all",
+	[WBSYNC_PH_PASS_LAG]		= "pass_lag",
 	[WBSYNC_PH_WAIT_INODES]		= "wait_inodes",
 	[WBSYNC_PH_SYNC_FS_NOWAIT]	= "sync_fs_nowait",
 	[WBSYNC_PH_SYNC_FS_WAIT]	= "sync_fs_wait",

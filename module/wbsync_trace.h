@@ -6,8 +6,9 @@
  * includes this header (with CREATE_TRACE_POINTS).  Every event but
  * wbsync_sync_start is fired when the measured call returns and carries
  * its duration in nanoseconds: the call started at the event's timestamp
- * minus duration_ns.  Rows that are not per superblock (sync(2)'s
- * flusher wakeup and block device passes) have dev 0:0 and s_id "*".
+ * minus duration_ns (wbsync_pass_lag fires when the pass starts).  Rows
+ * that are not per superblock (sync(2)'s flusher wakeup, passes and
+ * block device passes) have dev 0:0 and s_id "*".
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM wbsync
@@ -83,8 +84,14 @@ DEFINE_EVENT(wbsync_sb_class, wbsync_wb_none,
 	     TP_ARGS(key, duration_ns)
 );
 
-/* sync_inodes_sb(), the wait for the inodes included */
+/* sync_inodes_sb(), or sync(2)'s sync_inodes_all() (dev 0:0), with the waits */
 DEFINE_EVENT(wbsync_sb_class, wbsync_wb_all,
+	     TP_PROTO(const struct wbsync_key *key, u64 duration_ns),
+	     TP_ARGS(key, duration_ns)
+);
+
+/* A pass of sync(2) starts on a bdi (s_id: its name), duration_ns after it */
+DEFINE_EVENT(wbsync_sb_class, wbsync_pass_lag,
 	     TP_PROTO(const struct wbsync_key *key, u64 duration_ns),
 	     TP_ARGS(key, duration_ns)
 );

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# build-kernel.sh [--config-only|--modules-prepare] vanilla|patched|for_sync|cutoff|patched-NNNN
+# build-kernel.sh [--config-only|--modules-prepare] vanilla|fixes|for_sync|patched|v6|patched-NNNN
 #
 # Configure and build a guest kernel (vmlinux, plus what out-of-tree
 # "make M=" module builds need) and print its build directory.  Builds are
@@ -12,8 +12,8 @@
 # --config-only stops after checking the configuration; --modules-prepare
 # stops after "make modules_prepare", which is all that out-of-tree
 # modules need to build (not to load: there is no vmlinux), in a minute
-# instead of a kernel build.  for_sync, cutoff and patched-NNNN are the
-# ablation's partial series (kernel_patches in lib.sh).
+# instead of a kernel build.  fixes, for_sync and patched-NNNN are partial
+# series, v6 a fixture on top of one (kernel_patches in lib.sh).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -41,6 +41,17 @@ if [ -n "$WBSYNC_PATCHES" ]; then
 	n=$(series_files | wc -l)
 	[ "$n" = "$(wc -w <<<"$WBSYNC_PATCHES")" ] ||
 		die "$1 is patches $WBSYNC_PATCHES, but $(series_dir) has $n of them"
+fi
+mapfile -t extra < <(kernel_extra_patches "$1")
+if [ ${#extra[@]} -gt 0 ]; then
+	# The selection and the extra patches in a scratch series (the tree's
+	# key is their content and order, not their names or place).
+	sdir=$(mktemp -d) || die "cannot create a scratch directory"
+	trap 'rm -rf "$sdir"' EXIT
+	series_files | xargs cp -t "$sdir" && cp "${extra[@]}" "$sdir/" ||
+		die "cannot copy the $1 series"
+	export WBSYNC_SERIES=$sdir
+	WBSYNC_PATCHES=
 fi
 case $1 in
 vanilla) tree=$("$WBSYNC_TOP/scripts/prepare-tree.sh" --vanilla) ;;

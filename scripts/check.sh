@@ -5,15 +5,14 @@
 # kernel and the module, tests the lab on the host, boots the patched
 # kernel and Debian's stock kernel of the same source with the selftests,
 # runs the integrity crash test (also as a power cut, --layout logwrites,
-# on $CHECK_POWERCUT_FS), the test of the flush's bounds
-# (flush-budget.sh) and a one-run sync report, and sums every
+# on $CHECK_POWERCUT_FS) and a one-run sync report, and sums every
 # TAP result into one closing line.  Exit 1 on any failure.
 #
 # --debug (make debug-check): the same on the patched kernel of the debug
 # variant (lockdep, KASAN, DEBUG_LIST, kmemleak, KUnit), where any kernel
 # report fails the guest's run: the guest selftests with the module's
 # KUnit tests, the integrity test in every mode on ext4, xfs and vfat and
-# in every layout, the flush's bounds, and fstests on ext4
+# in every layout, and fstests on ext4
 # ($DEBUG_FSTESTS_ARGS, default the whole selftests/fstests/sync.list:
 # hours).  No stock kernel, lab tests or report.  Results in
 # output/debug-check.
@@ -183,7 +182,6 @@ guest_progs=("$WBSYNC_TOP/output/selftests/smoke_test"
 	     "$WBSYNC_TOP/selftests/module_stress.sh"
 	     "$WBSYNC_TOP/selftests/sync_file_range.sh"
 	     "$WBSYNC_TOP/selftests/wait_inodes/wait_inodes_test.sh"
-	     "$WBSYNC_TOP/selftests/sync_new_inodes.sh"
 	     "$WBSYNC_TOP/selftests/sync_loop_throttle.sh")
 
 # These guests load and unload wbsync.ko over and over: single-threaded
@@ -257,8 +255,8 @@ kselftest()
 # its nosync mode is the control that must lose files), on vfat and on
 # xfs, and with dm-flakey on two disks; sync(2) and syncfs(2) with both
 # filesystems hooked by the ->wait_inodes() test user; exfat, ext2, udf
-# and minix, whose inode writes patches 1-5 leave to the block device
-# sync.  Then one power cut (dm-log-writes) when sync(2) returns on each
+# and minix, whose inode writes the for_sync patches leave to the block
+# device sync.  Then one power cut (dm-log-writes) when sync(2) returns on each
 # of $CHECK_POWERCUT_FS.  make soak runs vanilla's.
 # Two guests at a time: one guest leaves a core idle much of the time.
 # The naive fixture needs a third kernel build: make naive-check.
@@ -317,14 +315,6 @@ integrity_group()
 		[ "${r%% *}" != "$1" ] || integrity ${r#* }
 	done
 }
-# The bounds of sync(2)'s yielding flush: one boot of
-# flush-budget.sh on the series, after group a, the shorter one.
-flush_budget()
-{
-	KSRC=$ksrc "$WBSYNC_TOP/scripts/flush-budget.sh" "${kdir[patched]}" \
-		--out "$out/flush-budget" >"$out/flush-budget.tap" 2>&1
-	log "flush budget: $(tail -n 1 "$out/flush-budget.tap")"
-}
 # Three single-threaded guests, one host thread each; make quick's one
 # crash cycle runs beside its one selftest guest.
 log "selftests in a vanilla and a patched guest, and as a kselftest target"
@@ -352,10 +342,7 @@ fi
 
 if [ "$quick" = 0 ]; then
 	log "integrity crash test: ${#integrity_runs[@]} runs in two guests at a time"
-	{
-		integrity_group a
-		[ -z "${boot[patched]:-}" ] || flush_budget
-	} &
+	integrity_group a &
 	integrity_group b &
 	wait
 fi
@@ -363,7 +350,6 @@ for r in "${integrity_runs[@]}"; do
 	r=${r#* } k=${r#* }
 	[ -z "${boot[${k%% *}]:-}" ] || taps+=("$out/integrity-${r%% *}.tap")
 done
-[ -z "${boot[patched]:-}" ] || [ "$quick" = 1 ] || taps+=("$out/flush-budget.tap")
 
 if [ "$debug" = 1 ]; then
 	# fstests: one result per test, and one for the guest (its exit
@@ -386,7 +372,7 @@ fi
 
 if [ -n "${boot[vanilla]:-}" ] && [ -n "${boot[patched]:-}" ] && [ "$quick" = 0 ]; then
 	log "sync report, short mode, one run (its timings do not fail the check)"
-	"$WBSYNC_TOP/scripts/sync-report.sh" --short -r 1 -s -p "$CHECK_PROFILE" -c "kernel wbsync:sync_cutoff=vanilla" \
+	"$WBSYNC_TOP/scripts/sync-report.sh" --short -r 1 -s -p "$CHECK_PROFILE" -c "kernel wbsync" \
 		-o "$out/report"
 fi
 

@@ -4,7 +4,7 @@
 # demo.sh [sync-report.sh options]
 #
 # The main job (make demo): install what the lab needs, build the vanilla
-# and patched kernels and the ablation's two halves of the series, boot
+# and patched kernels and for_sync (the series up to its writeback change), boot
 # each with busy filesystems on throttled disks and print the report of
 # scripts/sync-report.sh (its options are demo.sh's; the report goes to
 # output/report/, whatever -o says); then the seed's sync_file_range(2)

@@ -8,7 +8,7 @@
 # not open, and h5, h7 and h8 of 6.12 itself
 # (selftests/integrity/holes_test.sh; Documentation/testing.rst, "Hole
 # tests").  KERNEL is one
-# of the lab's kernels (vanilla, patched, for_sync, cutoff, patched-NNNN,
+# of the lab's kernels ($KERNEL_NAMES in lib.sh,
 # patched+PATCH: the series with the patch file PATCH on top) or a kernel
 # build directory.  Builds the guest helper (and for h1
 # wbsync_fault.ko against the kernel), then per cycle and hole boots the

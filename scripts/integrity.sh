@@ -4,7 +4,7 @@
 # integrity.sh KERNEL [options]
 #
 # The wbsync integrity crash test, driven from the host.  KERNEL is one of
-# the lab's kernels (vanilla, patched, for_sync, cutoff, patched-NNNN;
+# the lab's kernels ($KERNEL_NAMES in lib.sh;
 # naive: the test fixture, the seed's patch forward-ported without any
 # dirtied_when fix, selftests/fixtures/naive.patch; patched+PATCH: the series
 # with the patch file PATCH on top), built or reused, or a kernel build

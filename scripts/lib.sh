@@ -26,7 +26,7 @@
 #   -W WRITERS         writers per filesystem
 #   --keep             keep what a passing run removes (disk images, chroot)
 #   --timeout SEC      per boot (vm-run's)
-#   --cycles N         crash/verify cycles (integrity, holes, new-inodes)
+#   --cycles N         crash/verify cycles (integrity, holes)
 # Long only where a letter would clash: pgbench-report --clients and
 # --scale, module-stress --arm, fstests --report (its tests are arguments,
 # as for fstests' ./check), integrity --layout, fresh-check --root and
@@ -193,13 +193,13 @@ series_files()
 }
 
 # The kernels the lab builds and compares: vanilla (the base), fixes (the
-# fixes for 6.12's own holes, patches 1-7), patched (the whole series) and,
-# for the ablation, each half of the performance patches on top of the
-# fixes: for_sync (the per-filesystem ->write_inode() patches) and cutoff
-# (the sync-start cutoff with its ext4 and xfs opt-ins); patched-NNNN is
-# the series without patch NNNN, the simplest alternative to that patch.
-# Prints the patch numbers for $WBSYNC_PATCHES ("" for the whole series),
-# or fails.
+# fixes for 6.12's own holes, patches 1-7), for_sync (the fixes and the
+# per-filesystem ->write_inode() patches), patched (the whole series),
+# patched-NNNN (the series without patch NNNN, the simplest alternative to
+# that patch) and v6 (for_sync with the per-inode sync-start cutoff of
+# selftests/fixtures/v6/ on top: the ablation's earlier design, and a
+# kernel the F1 and F3 tests must fail on).  Prints the patch numbers for
+# $WBSYNC_PATCHES ("" for the whole series), or fails.
 WBSYNC_FIXES="0001 0002 0003 0004 0005 0006 0007"
 kernel_patches()
 {
@@ -208,8 +208,7 @@ kernel_patches()
 	case $1 in
 	vanilla|patched) echo "" ;;
 	fixes) echo "$WBSYNC_FIXES" ;;
-	for_sync) echo "$WBSYNC_FIXES 0008 0009 0010 0011 0012" ;;
-	cutoff) echo "$WBSYNC_FIXES 0013 0014 0015 0016" ;;
+	for_sync|v6) echo "$WBSYNC_FIXES 0008 0009 0010 0011 0012" ;;
 	patched-[0-9][0-9][0-9][0-9])
 		n=$(WBSYNC_PATCHES='' series_files | sed 's|.*/||; s|-.*||')
 		grep -qx "${1#patched-}" <<<"$n" || return 1
@@ -218,17 +217,22 @@ kernel_patches()
 	*) return 1 ;;
 	esac
 }
-KERNEL_NAMES="vanilla fixes for_sync cutoff patched patched-NNNN"
+KERNEL_NAMES="vanilla fixes for_sync patched v6 patched-NNNN"
+
+# The patches kernel $1 adds on top of kernel_patches' selection (v6's).
+kernel_extra_patches()
+{
+	[ "$1" != v6 ] || find "$WBSYNC_TOP/selftests/fixtures/v6" -name '[0-9]*.patch' | LC_ALL=C sort
+}
 
 # Whether kernel $1 changes the sync of filesystem type $2: for_sync
-# changes ->write_inode() of its filesystems only, and the cutoff is
-# enabled on ext4 and xfs only; elsewhere each half syncs as fixes does
-# (the ablation need not boot it there).  The other kernels: always.
+# changes ->write_inode() of its filesystems only (elsewhere it syncs as
+# fixes does, and the ablation need not boot it there).  The other
+# kernels: always.
 kernel_changes_fs()
 {
 	case $1 in
 	for_sync) [[ " vfat msdos exfat ext2 udf minix " = *" $2 "* ]] ;;
-	cutoff) [[ " ext4 xfs " = *" $2 "* ]] ;;
 	*) return 0 ;;
 	esac
 }

@@ -20,15 +20,15 @@
 # date, series id, base version, host and kernels: what
 # scripts/results.sh prints of a run of record), OUTDIR/report.md
 # (min/median/max sync seconds, the ratio vanilla/patched of the medians,
-# the bounds, the model's prediction beside the measurement; with -c and
+# the bounds and the rate bound; with -c and
 # a wbsync configuration, the sync's time phase by phase from wbsync.ko's
 # statistics, also in OUTDIR/phases.tsv) and OUTDIR/report.png, and
 # prints the table.  Every sync is traced (sync_busy.sh's SYNC_BUSY_TRACE:
 # the writeback works, block requests and jbd2 commits, a few events a
 # millisecond), for the account of who wrote what during it, the time the
-# patched sync spent on post-call data, and where the model is wrong.
+# patched sync spent on post-call data.
 # Defaults (make demo's): -f "ext4:4 ext4:2s vfat:4:5:sdcard:64
-# exfat:4:1:sdcard:64" -k "vanilla for_sync cutoff patched" -r 3 -t 10
+# exfat:4:1:sdcard:64" -k "vanilla for_sync patched" -r 3 -t 10
 # -W 2 -p usb -o output/report -w c (busy_writer, the seed's dd loops
 # without a fork per file; the dd loops themselves, -w dd, dirty so
 # little under TCG that vfat stays almost idle).  -W 2 writers per
@@ -47,16 +47,15 @@
 # with -s, "vanilla" is Debian's stock kernel of the same source instead
 # (another config: fine for a smoke run, not for the numbers).  -c runs
 # the patched kernel's runs once per configuration of sync_busy.sh -c
-# (e.g. "kernel wbsync wbsync:sync_cutoff=vanilla": the module's overhead
-# and its one-boot A/B), reported as patched/CONFIG.  -k patched leaves
+# (e.g. "kernel wbsync": the module's overhead), reported as
+# patched/CONFIG.  -k patched leaves
 # out the vanilla kernel (with -c: the module's overhead alone).  -k with
-# for_sync and cutoff ("vanilla for_sync cutoff patched") adds the
-# ablation: each half of the series on top of the fixes (kernel_patches
-# in lib.sh), in a table of its own, as does patched-NNNN (the series
-# without patch NNNN); -c applies to the patched kernel only.  A half is booted only
-# in the cells whose filesystem it changes (kernel_changes_fs in lib.sh:
-# for_sync on vfat, exfat and ext2, cutoff on ext4 and xfs; elsewhere it
-# syncs as fixes does); -a boots every kernel in every cell.  -m mounts
+# fixes, for_sync, v6 or patched-NNNN (the series without patch NNNN)
+# adds the ablation (kernel_patches in lib.sh), in a table of its own; -c
+# applies to the patched kernel only.  for_sync is booted only in the
+# cells whose filesystem it changes (kernel_changes_fs in lib.sh: vfat,
+# exfat, ext2, udf, minix; elsewhere it syncs as fixes does); -a boots
+# every kernel in every cell.  -m mounts
 # every cell's filesystems with MOUNT_OPTIONS (sync_busy.sh -m; e.g. -f ext4:2s -m
 # nodioread_nolock).  -R renders the
 # report again from OUTDIR/results.tsv and OUTDIR/params, without running
@@ -68,7 +67,7 @@ set -euo pipefail
 cmdline=$(printf '%q ' "$0" "$@") started=$(date -u '+%F %H:%M')
 
 fstypes="ext4:4 ext4:2s vfat:4:5:sdcard:64 exfat:4:1:sdcard:64" nrs=4 runs=3 secs=10 writer=c writers=2 profile=usb
-kernels="vanilla for_sync cutoff patched"
+kernels="vanilla for_sync patched"
 out=$WBSYNC_TOP/output/report
 if [ "${1:-}" = --short ]; then
 	fstypes=ext4 nrs=2 runs=3 secs=5 kernels="vanilla patched"
@@ -128,8 +127,14 @@ for f in $fstypes; do
 		[ -z "$fd" ] || cell_dirty+="${cell_dirty:+, }$ft x$n: $fd MiB"
 	done
 done
+# KERNEL/CONFIG: KERNEL with what users do instead of a faster sync(2)
+# (sync_busy.sh -c: syncfs, dirty=LIMIT/BACKGROUND), beside KERNEL.
 for k in $kernels; do
-	kernel_patches "$k" >/dev/null || usage_error "unknown kernel '$k' (-k takes some of: $KERNEL_NAMES)"
+	kernel_patches "${k%%/*}" >/dev/null || usage_error "unknown kernel '${k%%/*}' (-k takes some of: $KERNEL_NAMES)"
+	[[ "$k" != */* ]] || [[ "${k#*/}" =~ ^(syncfs|dirty=[1-9][0-9]{0,5}/[1-9][0-9]{0,5})$ ]] ||
+		usage_error "unknown workaround '${k#*/}' in '$k' (syncfs, dirty=LIMIT/BACKGROUND in MiB)"
+	[[ "$k" != */* ]] || [[ " $kernels " = *" ${k%%/*} "* ]] ||
+		usage_error "$k needs ${k%%/*} in -k as well"
 done
 [[ " $kernels " = *" patched "* ]] || usage_error "-k must include patched"
 [ "$(wc -w <<<"$kernels")" = "$(tr ' ' '\n' <<<"$kernels" | sort -u | wc -l)" ] ||
@@ -173,7 +178,7 @@ else
 		die "building the patched kernel failed"
 	# A half of the series is built only if a cell boots it.
 	for k in $(for fn in "${cell_list[@]}"; do runs_of "${fn%% *}"; done | sort -u); do
-		case $k in vanilla|patched) continue ;; esac
+		case $k in vanilla|patched|*/*) continue ;; esac
 		boot[$k]="--kernel $("$WBSYNC_TOP/scripts/build-kernel.sh" "$k")" ||
 			die "building the $k kernel failed"
 	done
@@ -200,7 +205,7 @@ else
 	# What the header of the report says, for -R.
 	declare -p vanilla_name profile runs secs cell_secs cell_profiles cell_dirty writer writers kernels mount_opts every_cell >"$out/params"
 	tsv=$out/results.tsv
-	printf 'kernel\tfstype\tnr_fs\trun\tsync_seconds\tdirty_bytes\twritten_bytes\tbound_seconds\tcpu_idle_pct\tdisk_busy_pct\twrite_requests\thost_disk_busy_pct\trate_bound_seconds\tcalib_rate_bytes_s\tdirty_thresh_bytes\tbg_thresh_bytes\tpass_bytes\tkick_bytes\tbackground_bytes\tperiodic_bytes\tother_wb_bytes\tpasses_seconds\ttrace_lost\tmeta_bytes\tdisk_idle_seconds\tdisk_idle_unqueued_seconds\n' >"$tsv"
+	printf 'kernel\tfstype\tnr_fs\trun\tsync_seconds\tdirty_bytes\twritten_bytes\tbound_seconds\tcpu_idle_pct\tdisk_busy_pct\twrite_requests\thost_disk_busy_pct\trate_bound_seconds\tcalib_rate_bytes_s\tdirty_thresh_bytes\tbg_thresh_bytes\tpass_bytes\tkick_bytes\tbackground_bytes\tperiodic_bytes\tother_wb_bytes\tpasses_seconds\ttrace_lost\tmeta_bytes\tdisk_idle_seconds\tdisk_idle_unqueued_seconds\twriter_bytes_s\n' >"$tsv"
 
 	cells=0
 	for fn in "${cell_list[@]}"; do
@@ -216,11 +221,12 @@ else
 		# Alternate the kernels cell by cell, so that drift hits both.
 		for k in $(runs_of "$f"); do
 			cell=$((cell + 1))
-			dir=$out/$f-$n-$k
+			dir=$out/$f-$n-${k//\//_}
 			c=kernel
 			[ "$k" != patched ] || c=$configs
+			[[ "$k" != */* ]] || c=${k#*/}
 			log "[$cell/$cells] $k: $nr busy $f ($layout) on $p disks, $runs runs of ${t} s${d:+, dirty limit $d MiB}${module:+ ($c)}"
-			if ! "$WBSYNC_TOP/scripts/vm-run" --quiet ${boot[$k]} --out "$dir" \
+			if ! "$WBSYNC_TOP/scripts/vm-run" --quiet ${boot[${k%%/*}]} --out "$dir" \
 				"${disks[@]}" --profile "$p" \
 				--timeout $((300 + runs * (t + 600))) -- \
 				env BUSY_WRITER="$WBSYNC_TOP/output/selftests/busy_writer" \
@@ -246,7 +252,7 @@ else
 			/^# run=/ {
 				delete v
 				for (i = 2; i <= NF; i++) if ((e = index($i, "="))) v[substr($i, 1, e - 1)] = substr($i, e + 1)
-				label = (v["config"] == "" || v["config"] == "kernel") ? k : k "/" v["config"]
+				label = (v["config"] == "" || v["config"] == "kernel" || index(k, "/")) ? k : k "/" v["config"]
 				nr = v["nr_fs"] (v["layout"] == "shared" ? "s" : "")
 				hbusy = host_busy(v["start_epoch"], v["start_epoch"] + v["sync_seconds"])
 				printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", label, v["fstype"], nr,
@@ -254,10 +260,10 @@ else
 					v["written_bytes"], v["bound_seconds"], v["cpu_idle_pct"], v["disk_busy_pct"],
 					v["write_requests"], hbusy, v["rate_bound_seconds"],
 					v["calib_rate_bytes_s"], v["dirty_thresh_bytes"], v["bg_thresh_bytes"]
-				printf "\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v["pass_bytes"], v["kick_bytes"],
+				printf "\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v["pass_bytes"], v["kick_bytes"],
 					v["background_bytes"], v["periodic_bytes"], v["other_wb_bytes"],
 					v["passes_seconds"], v["trace_lost"], v["meta_bytes"],
-					v["disk_idle_seconds"], v["disk_idle_unqueued_seconds"]
+					v["disk_idle_seconds"], v["disk_idle_unqueued_seconds"], v["writer_bytes_s"]
 				printf "  run %s %s: sync %.2f s, %.1f MiB dirty at start, %.1f MiB written in %s requests, bound %.2f s (%s s at the disks\047 rate), CPU idle %s %%, disk busy %s %%, host disk busy %s %%\n",
 					v["run"], label, v["sync_seconds"], v["dirty_bytes"] / 1048576,
 					v["written_bytes"] / 1048576, v["write_requests"] == "" ? "?" : v["write_requests"],
@@ -278,7 +284,7 @@ else
 		accel=KVM
 	knames=
 	for k in $kernels; do
-		kb=${boot[$k]:-} kb=${kb#--kernel } kb=${kb%% *} kb=${kb##*/}
+		kb=${boot[${k%%/*}]:-} kb=${kb#--kernel } kb=${kb%% *} kb=${kb##*/}
 		knames+="${knames:+, }$k ${kb:-(not booted)}"
 	done
 	printf '%s\n' "command: ${cmdline% }" "date: $started UTC" "series: $series" "base: $base" \
@@ -400,7 +406,7 @@ done >"$phases"
 			}
 		}' "$summary"
 	fi
-	if awk -F'\t' '$3 == "for_sync" || $3 == "cutoff" || $3 ~ /^patched-/ { found = 1 } END { exit !found }' "$summary"; then
+	if awk -F'\t' '$3 == "fixes" || $3 == "for_sync" || $3 == "v6" || $3 ~ /^patched-/ || ($3 ~ /\// && $3 !~ /^patched\//) { found = 1 } END { exit !found }' "$summary"; then
 		ablation_table=1
 		echo
 		printf '| fs | busy fs |'
@@ -435,6 +441,36 @@ done >"$phases"
 			}
 		}' "$summary"
 	fi
+	# What each kernel or workaround leaves the writers: their rate over
+	# the load and the sync (runs before sync_busy.sh measured it have none).
+	writer_table=0
+	if awk -F'\t' 'NR > 1 && $27 != "" { f = 1 } END { exit !f }' "$tsv"; then
+		writer_table=1
+		echo
+		printf '| fs | busy fs |'
+		for k in $kernels; do printf ' %s |' "$k"; done
+		echo
+		printf '|---|---|'
+		for k in $kernels; do printf -- '---|'; done
+		echo
+		tail -n +2 "$tsv" | awk -F'\t' -v kernels="$kernels" "$AWK_MEDIAN$AWK_BUSY"'
+		$27 != "" { key = $2 "\t" $3; i = ++n[key, $1]; w[key, $1, i] = $27 / 1e6
+		  if (!(key in seen)) { seen[key] = 1; order[++o] = key } }
+		END {
+			nk = split(kernels, ks, " ")
+			for (i = 1; i <= o; i++) {
+				key = order[i]; split(key, c, "\t"); line = "| " c[1] " | " busy(c[2]) " |"
+				for (j = 1; j <= nk; j++) {
+					m = n[key, ks[j]]
+					delete x
+					for (r = 1; r <= m; r++) x[r] = w[key, ks[j], r]
+					med = m ? median(x, m) : 0
+					line = line (m ? sprintf(" %.1f / %.1f / %.1f |", x[1], med, x[m]) : " - |")
+				}
+				print line
+			}
+		}'
+	fi
 	# The legend: the run, a few words a column; the definitions are
 	# Documentation/lab.rst's.  (scripts/results.sh prints the Runs line.)
 	echo
@@ -453,94 +489,13 @@ done >"$phases"
 		echo "- configuration: one boot of patched, wbsync.ko's configurations in turn (sync_busy.sh -c);" \
 			"vs patched, vs vanilla: its median against that boot's without the module and vanilla's."
 	[ "$ablation_table" = 0 ] ||
-		echo "- Ablation: for_sync is patches $(kernel_patches for_sync) alone (->write_inode(): vfat, exfat, ext2," \
-			"udf, minix), cutoff $(kernel_patches cutoff) (the sync-start cutoff: ext4, xfs), patched-NNNN the series without NNNN; vanilla/KERNEL: the ratio of the medians.$([ "$every_cell" = 1 ] ||
+		echo "- Ablation: fixes is patches $(kernel_patches fixes), for_sync $(kernel_patches for_sync) (->write_inode(): vfat, exfat, ext2," \
+			"udf, minix), v6 for_sync with the per-inode cutoff of selftests/fixtures/v6, patched-NNNN the series without NNNN; vanilla/KERNEL: the ratio of the medians.$([ "$every_cell" = 1 ] ||
 				echo "  -: not booted, as the half does not change the filesystem (-a boots it).")"
+	[ "$writer_table" = 0 ] ||
+		echo "- Writers: MB/s the writers created over the load and the sync, min / median / max of the runs." \
+			"KERNEL/syncfs: one syncfs(2) a filesystem at once instead of sync(2); KERNEL/dirty=L/B: vm.dirty_bytes L MiB, vm.dirty_background_bytes B MiB."
 	echo "- Definitions: Documentation/lab.rst, \"The rate bound\" and \"The regime\"."
-	# The model (Documentation/lab.rst, "The model"), for the cells where
-	# the cutoff applies: D, the data dirty at sync start, from the dirty
-	# limits (between the background threshold, where background
-	# writeback holds writers slower than the disks, and the limit, where
-	# balance_dirty_pages() holds faster ones), R the disk's calibrated
-	# rate, N the filesystems.  Separate disks: 6.12 D/R, the cutoff
-	# D/(N R).  N on one disk: 6.12 D/(N R) + D/R + (N-2) D/(N R), the
-	# cutoff D/(N R) + D/R.
-	if awk -F'\t' '($2 == "ext4" || $2 == "xfs") && $15 > 0 && $14 > 0 { f = 1 } END { exit !f }' "$tsv"; then
-		echo
-		echo "## The model (ext4 and xfs, where the cutoff is enabled)"
-		echo
-		echo "| fs | busy fs | D predicted (MB) | D measured (MB) | R (MB/s) | model: vanilla (s) | model: patched (s) | model ratio | measured: vanilla / patched (s) | measured ratio | measured / model ratio |"
-		echo "|---|---|---|---|---|---|---|---|---|---|---|"
-		tail -n +2 "$tsv" | sort -t$'\t' -k2,2 -k3,3 -k1,1 | awk -F'\t' "$AWK_MEDIAN$AWK_BUSY"'
-		function med(name, k,   i, x, c) {
-			c = 0
-			for (i = 1; i <= n[k]; i++) if (val[name, k, i] != "") x[++c] = val[name, k, i]
-			return c ? median(x, c) : ""
-		}
-		# seconds for 6.12 (v) or the cutoff, N filesystems, shared or not
-		function model(kind, D, R, N, shared) {
-			if (shared)
-				return kind == "v" ? D / (N * R) + D / R + (N - 2) * D / (N * R) : D / (N * R) + D / R
-			return kind == "v" ? D / R : D / (N * R)
-		}
-		($2 == "ext4" || $2 == "xfs") && ($1 == "vanilla" || $1 == "patched") {
-			key = $2 "\t" $3; k = key "\t" $1; i = ++n[k]
-			val["s", k, i] = $5; val["d", k, i] = $6
-			val["r", k, i] = $14; val["t", k, i] = $15; val["b", k, i] = $16
-			val["w", k, i] = $7
-			if (!(key in seen)) { seen[key] = 1; order[++o] = key }
-		}
-		# Where the model is off by more than 25 %: its data (D, the
-		# pre-sync data alone) against what the disks wrote, and its rate
-		# (R) against the rate they wrote at.
-		function why(name, k, N, sh, D, R,   w, s, rate) {
-			w = med("w", k); s = med("s", k)
-			if (w == "" || s <= 0)
-				return ""
-			rate = w / s / (sh ? 1 : N)
-			return sprintf("%s wrote %.0f MB (%.1f times its %.0f MB dirty at the call) at %.1f MB/s a disk (R %.1f)",
-				name, w / 1e6, w / D, D / 1e6, rate / 1e6, R / 1e6)
-		}
-		END {
-			for (j = 1; j <= o; j++) {
-				key = order[j]; split(key, c, "\t")
-				kp = key "\tpatched"; kv = key "\tvanilla"
-				hi = med("t", kp); lo = med("b", kp); R = med("r", kp)
-				if (hi == "" || lo == "" || R == "" || R <= 0)
-					continue
-				N = c[2] + 0; sh = c[2] ~ /s$/
-				ratio = model("v", hi, R, N, sh) / model("p", hi, R, N, sh)
-				mv = med("s", kv); mp = med("s", kp)
-				mr = (mv != "" && mp > 0) ? mv / mp : ""
-				printf "| %s | %s | %.0f-%.0f | %.0f | %.1f | %.1f-%.1f | %.1f-%.1f | %.2fx | %s / %.1f | %s | %s |\n",
-					c[1], busy(c[2]), lo / 1e6, hi / 1e6, med("d", kp) / 1e6, R / 1e6,
-					model("v", lo, R, N, sh), model("v", hi, R, N, sh),
-					model("p", lo, R, N, sh), model("p", hi, R, N, sh), ratio,
-					mv == "" ? "-" : sprintf("%.1f", mv), mp,
-					mr == "" ? "-" : sprintf("%.2fx", mr),
-					mr == "" ? "-" : sprintf("%.2f", mr / ratio)
-				if (mr != "" && (mr / ratio < 0.75 || mr / ratio > 1.25))
-					note[++nn] = sprintf("- %s, %s: the measured ratio is %.2f of the model\047s: %s; %s.",
-						c[1], busy(c[2]), mr / ratio,
-						why("vanilla", kv, N, sh, med("d", kv), R),
-						why("patched", kp, N, sh, med("d", kp), R))
-			}
-			print ""
-			print "- D: the data dirty at the call, predicted from the dirty limits (background threshold to" \
-				" limit, medians) and measured (median); R: the disk\047s calibrated rate."
-			print "- model: the seconds predicted for vanilla (6.12) and patched (the cutoff), from D at the" \
-				" background threshold to D at the limit, and their ratio; measured: the medians, their ratio" \
-				" and its ratio to the model\047s."
-			print "- Formulas, and what the model leaves out: Documentation/lab.rst, \"The model\"."
-			if (nn) {
-				print ""
-				print "Where the model is off by more than 25 % (it has each kernel write at R what its passes" \
-					" select, one pass after another; the disks wrote more, or slower: who, in the next section):"
-				print ""
-				for (j = 1; j <= nn; j++) print note[j]
-			}
-		}'
-	fi
 	# Who wrote what (sync_measure.sh's account of each run's trace).
 	if awk -F'\t' 'NR > 1 && $17 != "" { f = 1 } END { exit !f }' "$tsv"; then
 		echo
@@ -601,13 +556,7 @@ done >"$phases"
 			"whose share of the sync at the disks' rate is the seconds given (on one disk about what leaving it out" \
 			"would save, on separate disks at most that); then who wrote it, and whether sync(2) needs it:"
 		echo
-		# the filesystems the cutoff is enabled on (the others keep
-		# 6.12's selection)
-		cutoff_fs=" "
-		for f in ext4 xfs vfat exfat ext2; do
-			! kernel_changes_fs cutoff "$f" || cutoff_fs+="$f "
-		done
-		tail -n +2 "$tsv" | awk -F'\t' -v cutoff_fs="$cutoff_fs" "$AWK_MEDIAN$AWK_BUSY"'
+		tail -n +2 "$tsv" | awk -F'\t' "$AWK_MEDIAN$AWK_BUSY"'
 		$1 == "patched" && $17 != "" && $7 > 0 {
 			key = $2 "\t" $3; i = ++cnt[key]
 			if (!(key in seen)) { seen[key] = 1; order[++o] = key }
@@ -648,8 +597,7 @@ done >"$phases"
 					post / 1e6, 100 * post / f[7], f[5] * post / f[7], f[17] / 1e6, f[22],
 					f[18] / 1e6, (f[19] + f[20]) / 1e6
 				# who wrote it: of the works besides the passes, the one
-				# that wrote the most; and the passes where they select
-				# post-call inodes (no cutoff on this filesystem)
+				# that wrote the most
 				bg = f[19] + f[20]
 				if (post == 0)
 					why = " no post-call data beyond the estimate\047s error; the rest is" \
@@ -664,15 +612,8 @@ done >"$phases"
 				else
 					why = sprintf(" sync(2)\047s WB_SYNC_NONE kick wrote more than" \
 						" background and kupdate writeback (%.0f against %.0f MB): it" \
-						" writes what is dirty when it runs, post-call data included, up" \
-						" to its budget (\"writeback: let the start-all flush yield to" \
-						" queued works\"); sync(2) does not need the post-call" \
-						" part.", f[18] / 1e6, bg / 1e6)
-				if (index(cutoff_fs, " " c[1] " ") == 0)
-					why = why sprintf("  And the cutoff is not enabled on %s, which has" \
-						" no journal (Documentation/sync-cutoff.rst, \"Why it never selects" \
-						" less than 6.12\"): its passes select" \
-						" post-call inodes as 6.12\047s do, which sync(2) needs there.", c[1])
+						" writes what is dirty when it runs, post-call data included;" \
+						" sync(2) does not need the post-call part.", f[18] / 1e6, bg / 1e6)
 				print "  Why it remains:" why
 			}
 		}'

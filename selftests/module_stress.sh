@@ -97,16 +97,16 @@ for name in sync syncfs fsync sfr sfr2; do
 	"$bin/sync_loop" "${name%2}" "$mnt/$name" "$stop" "$mnt/.count-$name" &
 done
 
-# The control's events: the functions wbsync.ko probes (the series' or
-# 6.12's names, whichever exist) and the knobs' targets.
+# The control's events: the functions wbsync.ko probes (those that
+# exist: sync_inodes_all only with the series) and the knob's target.
 tracing=/sys/kernel/tracing
 control_syms()
 {
 	local sym
 
 	for sym in ksys_sync __x64_sys_syncfs wakeup_flusher_threads \
-		writeback_inodes_sb sync_inodes_sb_cutoff sync_inodes_sb \
-		wait_sb_inodes sync_fs_one_sb __sync_filesystem sync_filesystem \
+		writeback_inodes_sb sync_inodes_sb sync_inodes_all \
+		wait_sb_inodes sync_fs_one_sb sync_filesystem \
 		sync_blockdev_nowait sync_blockdev sync_bdevs sync_file_range \
 		__filemap_fdatawrite_range; do
 		grep -q " $sym\$" /proc/kallsyms && echo "$sym"
@@ -167,7 +167,7 @@ count_control()
 		ksys_sync) phase=sync ;;
 		__x64_sys_syncfs) phase=syncfs ;;
 		sync_file_range) phase=sync_file_range ;;
-		__sync_filesystem | sync_filesystem) phase=sync_filesystem ;;
+		sync_filesystem) phase=sync_filesystem ;;
 		*) continue ;;
 		esac
 		now[$phase]=$((${now[$phase]:-0} + hits))

@@ -29,10 +29,15 @@
 # -c runs every run once per configuration, in turn, in the same boot:
 # "kernel" (no module), "wbsync" (wbsync.ko of $WBSYNC_MODULE loaded) or
 # "wbsync:KNOB=VALUE[,KNOB=VALUE]" (loaded, with its debugfs knobs set),
-# e.g. -c "kernel wbsync wbsync:sync_cutoff=vanilla" for the module's
-# overhead and its one-boot A/B.  Default: kernel.  With the module
-# loaded, its statistics of each run (where the sync time went, per
-# superblock and phase) are kept in $WBSYNC_OUT/stats-RUN-CONFIG.
+# e.g. -c "kernel wbsync" for the module's overhead; and what users do
+# instead of a faster sync(2), without the module: "syncfs" (one
+# syncfs(2) a filesystem, all at once, in place of sync(1)) and
+# "dirty=LIMIT/BACKGROUND" (vm.dirty_bytes and vm.dirty_background_bytes
+# in MiB, e.g. dirty=16/4).  Default: kernel.  Each run's line has the
+# writers' rate over the load and the sync (writer_bytes_s).
+# With the module loaded, its statistics of each run (where the sync time
+# went, per superblock and phase, and each pass's pass_lag) are kept in
+# $WBSYNC_OUT/stats-RUN-CONFIG.
 # With SYNC_BUSY_TRACE=1, each sync is traced (sync_measure.sh's
 # SYNC_MEASURE_TRACE) into $WBSYNC_OUT/trace-RUN-CONFIG, and its line
 # adds what the writeback works wrote, by who queued them; with
@@ -102,29 +107,42 @@ shared)
 esac
 for c in $configs; do
 	case $c in
-	kernel|wbsync) ;;
-	wbsync:*=*) ;;
-	*) fail "unknown configuration '$c' (kernel, wbsync, wbsync:KNOB=VALUE)" ;;
+	kernel|syncfs) continue ;;
+	dirty=*/*)
+		[[ "$c" =~ ^dirty=[1-9][0-9]{0,5}/[1-9][0-9]{0,5}$ ]] ||
+			fail "dirty=LIMIT/BACKGROUND needs two numbers of MiB, not '${c#dirty=}'"
+		[ -z "$dirty_mib" ] || fail "-c $c and -d exclude each other"
+		continue ;;
+	wbsync|wbsync:*=*) ;;
+	*) fail "unknown configuration '$c' (kernel, syncfs, dirty=LIMIT/BACKGROUND, wbsync, wbsync:KNOB=VALUE)" ;;
 	esac
-	[ "$c" = kernel ] || [ -f "${WBSYNC_MODULE:-}" ] || fail "-c $c needs WBSYNC_MODULE"
+	[ -f "${WBSYNC_MODULE:-}" ] || fail "-c $c needs WBSYNC_MODULE"
 done
 read -r -a configs <<<"$configs"
 [ "${#configs[@]}" -gt 0 ] || fail "-c needs at least one configuration"
 busy_writer=${BUSY_WRITER:-$here/busy_writer}
 [ -x "$busy_writer" ] || fail "$busy_writer not built (make -C selftests)"
 
-# Load or unload wbsync.ko and set its knobs for configuration $1: every
-# supported knob at its default, then the configuration's.
+# Set up configuration $1: load or unload wbsync.ko and set its knobs
+# (every supported knob at its default, then the configuration's); the
+# dirty limits of dirty=LIMIT/BACKGROUND (MiB), the saved ones otherwise.
+knob_defaults="sfr_sync_mode=auto"
 configure()
 {
-	local kv dbg=/sys/kernel/debug/wbsync
+	local kv dbg=/sys/kernel/debug/wbsync l
 
-	if [ "$1" = kernel ]; then
-		! grep -q '^wbsync ' /proc/modules || rmmod wbsync
-		return
-	fi
+	[ -n "$dirty_mib" ] || [ ${#saved_dirty_limits[@]} = 0 ] || restore_dirty_limits || return 1
+	case $1 in
+	kernel|syncfs|dirty=*)
+		! grep -q '^wbsync ' /proc/modules || rmmod wbsync || return 1
+		[[ "$1" = dirty=* ]] || return 0
+		l=${1#dirty=}
+		sysctl -q -w vm.dirty_bytes=$((${l%/*} << 20)) \
+			vm.dirty_background_bytes=$((${l#*/} << 20))
+		return ;;
+	esac
 	grep -q '^wbsync ' /proc/modules || insmod "$WBSYNC_MODULE" || return 1
-	for kv in sync_cutoff=sync-start sfr_sync_mode=auto; do
+	for kv in $knob_defaults; do
 		[ "$(cat "$dbg/${kv%=*}")" = unsupported ] || echo "${kv#*=}" >"$dbg/${kv%=*}" || return 1
 	done
 	[[ "$1" == *:* ]] || return 0
@@ -162,9 +180,11 @@ unmount_all()
 # The dirty limits as they were before -d, restored at exit.
 . "$here/dirty_limits.sh"
 trap 'unmount_all; restore_dirty_limits' EXIT
-if [ -n "$dirty_mib" ]; then
+if [ -n "$dirty_mib" ] || [[ " ${configs[*]} " = *" dirty="* ]]; then
 	save_dirty_limits ||
 		fail "cannot save the dirty limits (${saved_dirty_limits[*]:-none set}): not changing them"
+fi
+if [ -n "$dirty_mib" ]; then
 	sysctl -q -w vm.dirty_bytes=$((dirty_mib << 20)) \
 		vm.dirty_background_bytes=$((dirty_mib << 19)) ||
 		fail "cannot set the dirty limit to $dirty_mib MiB"
@@ -250,6 +270,7 @@ for ((r = 1; r <= runs; r++)); do
 				res=$("$here/seed_reproducer.sh" -t "$secs" \
 					-s "$here/sync_measure.sh ${names[*]}" "${mnts[@]}")
 			else
+				t0=$EPOCHREALTIME
 				"$busy_writer" -W "$writers" "${mnts[@]}" >/tmp/wbsync-busy.out &
 				pid=$!
 				sleep "$secs"
@@ -257,10 +278,19 @@ for ((r = 1; r <= runs; r++)); do
 				SYNC_MEASURE_TRACE=$(trace_file "$r-${c//[^a-z0-9_=-]/_}")
 				[ "${SYNC_BUSY_STACKS:-0}" = 0 ] || [ -z "${WBSYNC_OUT:-}" ] ||
 					export SYNC_MEASURE_STACKS="$WBSYNC_OUT/stacks-$r-${c//[^a-z0-9_=-]/_}"
-				res=$("$here/sync_measure.sh" "${names[@]}")
+				# syncfs: what users do instead of sync(2), one
+				# syncfs(2) a filesystem, all at once
+				sync_cmd=()
+				[ "$c" != syncfs ] ||
+					# shellcheck disable=SC2016
+					sync_cmd=(-- sh -c 'for m; do sync -f "$m" & done; wait' sh "${mnts[@]}")
+				res=$("$here/sync_measure.sh" "${names[@]}" "${sync_cmd[@]}")
 				kill "$pid"
 				wait "$pid" || res=
+				t1=$EPOCHREALTIME
 				res+=" $(cat /tmp/wbsync-busy.out)"
+				# the writers' rate over the load and the sync, 16 KiB a file
+				res+=" writer_bytes_s=$(echo "$(field files_created "$res") * 16384 / ($t1 - $t0)" | bc)"
 			fi
 		fi
 		[ "$c" = kernel ] || [ -z "${WBSYNC_OUT:-}" ] ||

@@ -73,8 +73,8 @@
 #     before the crash: the hole is then a race, not a certainty.  Needs
 #     an NFS server and client and netem in the kernel
 #     (WBSYNC_VARIANT=nfs), nfs-kernel-server and tc.
-# h5  the inherited batch (Documentation/sync-cutoff.rst, "A sync pass
-#     queues its inodes before it writes a batch left in b_io"), a hole of 6.12 itself.  Unlike the others, background
+# h5  the inherited batch (Documentation/sync-fixes.rst), a hole of 6.12
+#     itself.  Unlike the others, background
 #     writeback stays ON (dirty_background_bytes --bg-kb, 1 MiB; periodic
 #     writeback off; no min_ratio), and there is no slow ext4.  ext2
 #     (-o lazytime; ext4 is no use: its i_version makes every mtime update

@@ -5,8 +5,8 @@
 # wbsync_wait_user.ko (see test_modules/wbsync_wait_user.c):
 #  - bad mount points are refused with a clear error and leave nothing hooked;
 #  - the hook runs exactly once per sync_inodes_sb() of its superblock
-#    (counted by a kprobe event on sync_inodes_sb_cutoff(), per device) and
-#    never for another one, even on the same bdi;
+#    (counted by a kprobe event on sync_inodes_sb(), per device) and per
+#    sync(2), and never for another superblock, even on the same bdi;
 #  - in mode "wrap" it runs the exported generic wait_sb_inodes(), in mode
 #    "skip" it does not (kprobe event on wait_sb_inodes());
 #  - it is called with s_umount held, remount included;
@@ -63,9 +63,9 @@ mkdir -p "$mnt_a" "$mnt_b" "$mnt_c" "$mnt_t" &&
 	mount "$part_a" "$mnt_a" && mount "$part_b" "$mnt_b" && mount "$disk2" "$mnt_c" &&
 	mount -t tmpfs none "$mnt_t" || ktap_exit_fail_msg "cannot set up the filesystems"
 
-# The kernel's own count: every sync_inodes_sb_cutoff() and wait_sb_inodes()
+# The kernel's own count: every sync_inodes_sb() and wait_sb_inodes()
 # call with the device of its superblock (s_dev follows the s_list head).
-echo 'p:wbsync_test/sisb sync_inodes_sb_cutoff dev=+16(%di):u32' >>$tracing/kprobe_events &&
+echo 'p:wbsync_test/sisb sync_inodes_sb dev=+16(%di):u32' >>$tracing/kprobe_events &&
 	echo 'p:wbsync_test/wsi wait_sb_inodes dev=+16(%di):u32' >>$tracing/kprobe_events &&
 	echo >$tracing/trace && echo 1 >$tracing/events/wbsync_test/enable ||
 	ktap_exit_fail_msg "cannot set the kprobe events"
@@ -164,16 +164,18 @@ test_never_for_other_sb()
 		expect calls "5 0" "$(calls)" && expect foreign 0 "$(cat $params/foreign)"
 }
 
-# One sync(2): one call for each hooked superblock.
+# One sync(2): one call for each hooked superblock, each running the
+# generic walk once (sync(2) waits for the superblocks' inodes after its
+# passes on every bdi, or syncs one with sync_inodes_sb()).
 test_once_per_sync()
 {
-	local sisb_a sisb_c
+	local wsi_a wsi_c
 
-	sisb_a=$(hits sisb "$dev_a") sisb_c=$(hits sisb "$dev_c")
+	wsi_a=$(hits wsi "$dev_a") wsi_c=$(hits wsi "$dev_c")
 	echo x >"$mnt_c/f" && sync || return 1
-	expect "sync_inodes_sb of A" $((sisb_a + 1)) "$(hits sisb "$dev_a")" &&
-		expect "sync_inodes_sb of C" $((sisb_c + 1)) "$(hits sisb "$dev_c")" &&
-		expect calls "6 1" "$(calls)"
+	expect calls "6 1" "$(calls)" &&
+		expect "wait_sb_inodes of A" $((wsi_a + 1)) "$(hits wsi "$dev_a")" &&
+		expect "wait_sb_inodes of C" $((wsi_c + 1)) "$(hits wsi "$dev_c")"
 }
 
 # A remount syncs with s_umount held exclusively.
