@@ -33,7 +33,7 @@ ktap_test_result "insmod wbsync.ko" insmod "$WBSYNC_MODULE"
 mkfs.ext4 -q -F "$disk" && mnt=$(mktemp -d) && mount "$disk" "$mnt" ||
 	ktap_exit_fail_msg "cannot mount $disk"
 echo 1 >/sys/kernel/tracing/events/wbsync/enable
-# Enough for the flusher that 6.12's sync(2) kicks first not to have
+# Enough for the flusher that sync(2) kicks first not to have
 # written it all before sync(2) queues its pass (pass_lag below).
 dd if=/dev/zero of="$mnt/f" bs=64k count=512 status=none
 sync
