@@ -254,6 +254,10 @@ expect_error "build-kernel.sh refuses an unknown kernel" "usage: build-kernel.sh
 	"$top/scripts/build-kernel.sh" nightly
 expect_error "sync-report.sh refuses an unknown kernel" "unknown kernel 'nightly'" \
 	"$top/scripts/sync-report.sh" -k "vanilla nightly patched"
+expect_error "sync-report.sh refuses an unknown workaround" "unknown workaround 'nope'" \
+	"$top/scripts/sync-report.sh" -k "vanilla vanilla/nope patched"
+expect_error "sync-report.sh refuses a workaround without its kernel" "vanilla/syncfs needs vanilla" \
+	"$top/scripts/sync-report.sh" -k "vanilla/syncfs patched"
 expect_error "sync-report.sh refuses kernels without patched" "must include patched" \
 	"$top/scripts/sync-report.sh" -k "vanilla for_sync"
 
