@@ -57,7 +57,7 @@ expect_status()
 vm=("$top/scripts/vm-run" --kernel "$KERNEL" --quiet)
 
 ktap_print_header
-ktap_set_plan 80
+ktap_set_plan 83
 
 # Console scanner.
 ktap_test_result "scan-console passes a clean log" \
