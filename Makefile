@@ -82,6 +82,8 @@ soak: deps
 	scripts/integrity.sh patched --cycles $(SOAK_CYCLES) --modes sync,syncfs,overwrite $(INTEGRITY_ARGS)
 	scripts/holes.sh patched --hole all --cycles 2
 	for h in h5 h7 h8; do scripts/holes.sh fixes --hole $$h --cycles 3 || exit; done
+	for h in h9 h10; do scripts/holes.sh patched --hole $$h || exit; done
+	for f in ext2 minix vfat udf; do scripts/holes.sh patched --hole h11 --fs $$f || exit; done
 	scripts/integrity.sh vanilla --modes sync,nosync $(INTEGRITY_ARGS)
 	rc=0; for f in $(POWERCUT_FS); do \
 		scripts/integrity.sh patched --layout logwrites --fs $$f --modes sync,syncfs \

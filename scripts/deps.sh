@@ -57,6 +57,8 @@ table=(
 	# hole H2's crash test: an NFS server and client in the guest
 	"nfs-kernel-server: rpc.nfsd rpc.mountd exportfs" "nfs-common: mount.nfs"
 	"iproute2: ip tc"
+	# the eCryptfs crash tests (h9, h10): the passphrase key for its mount
+	"ecryptfs-utils: ecryptfs-add-passphrase" "keyutils: keyctl"
 	# fstests (make fstests): its build, and what its tests run
 	"autoconf: autoconf" "automake:" "libtool: libtoolize" "libtool-bin:"
 	"libacl1-dev:" "libattr1-dev:" "libaio-dev:" "libcap-dev:" "libgdbm-dev:"

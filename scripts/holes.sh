@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# holes.sh KERNEL [--hole h1|h2|h4|h5|h7|h8|all] [--cycles N] [options]
+# holes.sh KERNEL [--hole h1|h2|h4|h5|h7|h8|h9|h10|h11|all] [--cycles N] [options]
 #
 # Crash tests of the holes through which data closed before sync(2)
 # started can miss the sync: h1, h2 and h4, which a sync-start cutoff must
@@ -31,10 +31,14 @@
 # the chmod while sync(2)'s WB_SYNC_NONE flush writes F's pages and drops
 # F as clean, until the WB_SYNC_ALL pass has queued; a cycle in which the
 # flush did not (the module's count) and F kept its mtime and data is a
-# SKIP; --min-reached and the summary as for h5.
+# SKIP; --min-reached and the summary as for h5.  h9 (syncfs(2) of an
+# eCryptfs mount) and h10 (sync(2) of an eCryptfs page dirtied through a
+# mapping, with the flusher kick skipped) are 6.12's too, not in "all":
+# no window, 6.12 loses the data every time; so is h11 (fsync(2) of an
+# inode the flushers wrote, on --fs: ext2, minix, vfat or udf).
 #
 # Options (-p and -o as in the table of scripts/lib.sh):
-#   --hole H         h1, h2, h4, h5, h7, h8 or all (default: h1, h2, h4); h2 (NFS) runs the
+#   --hole H         h1, h2, h4, h5, h7, h8, h9, h10, h11 or all (default: h1, h2, h4); h2 (NFS) runs the
 #                    kernel's nfs variant (WBSYNC_VARIANT=nfs), built here
 #   --cycles N       crash/verify cycles per hole (default 1)
 #   -p, --profile P  disk profile: none, ssd or hdd (default hdd)
@@ -42,7 +46,7 @@
 #   --read-delay-ms MS  h1: dm-delay read delay (default 30000)
 #   --a-ms MS        h1: from A's directory read in flight to the sync (default 300)
 #   --b-ms MS        h1: from the sync start to B's dirtying (default 500)
-#   --kick           h1: keep sync(2)'s flusher kick (no wbsync_fault.ko)
+#   --kick           h1, h10: keep sync(2)'s flusher kick (no wbsync_fault.ko)
 #   --trace          trace the writeback events of the sync (crash/trace)
 #   --upper-delay-ms MS  h4: write delay between the upper fs and the loop
 #                    device (default 300)
@@ -51,6 +55,7 @@
 #   --nfs-write MODE h2: the NFS client's write= mount option, eager or
 #                    lazy (default eager; lazy makes the hole a race)
 #   --upper TYPE     h4: ext2 or vfat on the loop device (default ext2)
+#   --fs TYPE        h11: ext2, minix, vfat or udf (default ext2)
 #   --files N        h4: upper files (default 64)
 #   --write-delay-ms MS  h5: dm-delay write delay under the ext2 (default 0)
 #   --writers N      h5: writers (default 2)
@@ -78,6 +83,7 @@ here=$WBSYNC_TOP/selftests/integrity
 kernel=$1
 shift
 holes=all cycles=1 profile=hdd timeout=600 out='' keep=0 kick=0 min_reached=1 min_set=0 h7_opt=
+fs_set=0
 gopts=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -88,6 +94,10 @@ while [ $# -gt 0 ]; do
 	--writers|--run-s|--bg-kb|--file-kb)
 		need_num "$@"; gopts+=("$1" "$2"); shift 2 ;;
 	--upper) need_arg "$@"; gopts+=("$1" "$2"); shift 2 ;;
+	--fs)
+		need_arg "$@"
+		case $2 in ext2|minix|vfat|udf) ;; *) usage_error "--fs must be ext2, minix, vfat or udf, not '$2'" ;; esac
+		gopts+=("$1" "$2"); fs_set=1; shift 2 ;;
 	--write-delay-ms)	# 0: no delay (dm-delay passes bios through)
 		[[ "${2:-}" =~ ^[0-9]+$ ]] || usage_error "$1 needs a number, not '${2:-}'"
 		gopts+=("$1" "$2"); shift 2 ;;
@@ -117,8 +127,8 @@ while [ $# -gt 0 ]; do
 done
 case "$holes" in
 all) hole_list=(h1 h2 h4) ;;
-h1|h2|h4|h5|h7|h8) hole_list=("$holes") ;;
-*) usage_error "unknown hole '$holes' (h1, h2, h4, h5, h7, h8, all)" ;;
+h1|h2|h4|h5|h7|h8|h9|h10|h11) hole_list=("$holes") ;;
+*) usage_error "unknown hole '$holes' (h1, h2, h4, h5, h7, h8, h9, h10, h11, all)" ;;
 esac
 # has_h5: a hole with a window and a summary (h5, h7 or h8); has_h7: one of
 # wbsync_h7.ko (h7, or h8: its mode h8)
@@ -127,6 +137,7 @@ has_h5=0 has_h7=0
 [ "$holes" != h5 ] && [ "$has_h7" = 0 ] || has_h5=1
 [ "$min_set" = 0 ] || [ "$has_h5" = 1 ] || usage_error "--min-reached is for --hole h5, h7 or h8"
 [ -z "$h7_opt" ] || [ "$has_h7" = 1 ] || usage_error "$h7_opt is for --hole h7 or h8"
+[ "$fs_set" = 0 ] || [ "$holes" = h11 ] || usage_error "--fs is for --hole h11"
 [ "$has_h5" = 0 ] || [ "$min_reached" -le "$cycles" ] ||
 	usage_error "--min-reached $min_reached is more than --cycles $cycles"
 # h2 needs an NFS server and client in the guest: the nfs variant of the
@@ -160,7 +171,7 @@ work=$(cd "$work" && pwd)
 
 need_fault=0 need_h7=0
 for h in "${hole_list[@]}"; do
-	[ "$h" = h1 ] && [ "$kick" = 0 ] && need_fault=1
+	[[ "$h" = h1 || "$h" = h10 ]] && [ "$kick" = 0 ] && need_fault=1
 	case $h in h7|h8) need_h7=1 ;; esac
 done
 plan=$((1 + need_fault + need_h7 + cycles * ${#hole_list[@]} * 2 + has_h5))
@@ -247,7 +258,9 @@ trace_digest()
 
 run_cycle()
 {
-	local c=$1 h=$2 cdir=$work/c$1-$2 rc k=$kdir
+	local c=$1 h=$2 cdir=$work/c$1-$2 rc k=$kdir call='sync(2)'
+	[ "$h" != h9 ] || call='syncfs(2)'
+	[ "$h" != h11 ] || call='fsync(2)'
 	[ "$h" != h2 ] || k=$kdir_h2
 	local vm=(--kernel "$k" --disks 2 --disk-size 1G --profile "$profile" --timeout "$timeout")
 
@@ -258,12 +271,12 @@ run_cycle()
 	steps "$cdir/crash/console.log"
 	if [ "$rc" != 0 ]; then
 		[ "$h" != h5 ] && [ "$has_h7" = 0 ] || h5_other=$((h5_other + 1))
-		tap "not ok" "cycle $c $h: boot 1: write, sync(2), sysrq-b"
+		tap "not ok" "cycle $c $h: boot 1: write, $call, sysrq-b"
 		tap "not ok" "cycle $c $h: boot 2: verify # SKIP boot 1 failed"
 		return 1
 	fi
 	[ ! -f "$cdir/crash/trace" ] || trace_digest "$cdir/crash/record" "$cdir/crash/trace"
-	tap ok "cycle $c $h: boot 1: sync(2) returned after $(sync_seconds "$cdir/crash/record"), then sysrq-b"
+	tap ok "cycle $c $h: boot 1: $call returned after $(sync_seconds "$cdir/crash/record"), then sysrq-b"
 
 	verify_boot "$cdir" "${vm[@]}" -- \
 		"$work/bin/holes_test.sh" verify --hole "$h" --record "$cdir/crash/record"
@@ -273,7 +286,7 @@ run_cycle()
 		tap "not ok" "cycle $c $h: boot 2: $(verify_failure "$cdir") (vm-run exit status $boot_rc)"
 		return 1
 	fi
-	tap ok "cycle $c $h: boot 2: everything written before sync(2) is on disk"
+	tap ok "cycle $c $h: boot 2: everything written before $call is on disk"
 }
 
 # What failed in boot 2: the record, the mount, or the data check.
@@ -287,8 +300,8 @@ verify_failure()
 		echo "the record says sync(2) did not return before the crash"
 	elif grep -aq '^not ok [0-9]* mount' "$o"; then
 		echo "the filesystem did not mount after the crash"
-	elif grep -aq '^not ok [0-9]* \(fsck\|h[0-9]\):' "$o"; then
-		echo "data written before sync(2) was lost"
+	elif grep -aq '^not ok [0-9]* \(fsck\|h[0-9]*\):' "$o"; then
+		echo "data written before the call was lost"
 	else
 		echo "the check did not complete"
 	fi

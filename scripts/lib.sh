@@ -193,14 +193,14 @@ series_files()
 }
 
 # The kernels the lab builds and compares: vanilla (the base), fixes (the
-# fixes for 6.12's own holes, patches 1-7), for_sync (the fixes and the
+# fixes for 6.12's own holes, patches 1-13), for_sync (the fixes and the
 # per-filesystem ->write_inode() patches), patched (the whole series),
 # patched-NNNN (the series without patch NNNN, the simplest alternative to
 # that patch) and v6 (for_sync with the per-inode sync-start cutoff of
-# selftests/fixtures/v6/ on top: the ablation's earlier design, and a
-# kernel the F1 and F3 tests must fail on).  Prints the patch numbers for
-# $WBSYNC_PATCHES ("" for the whole series), or fails.
-WBSYNC_FIXES="0001 0002 0003 0004 0005 0006 0007"
+# selftests/fixtures/v6/ on top: the ablation's earlier design).  Prints
+# the patch numbers for $WBSYNC_PATCHES ("" for the whole series), or
+# fails.
+WBSYNC_FIXES="0001 0002 0003 0004 0005 0006 0007 0008 0009 0010 0011 0012 0013"
 kernel_patches()
 {
 	local n
@@ -208,7 +208,7 @@ kernel_patches()
 	case $1 in
 	vanilla|patched) echo "" ;;
 	fixes) echo "$WBSYNC_FIXES" ;;
-	for_sync|v6) echo "$WBSYNC_FIXES 0008 0009 0010 0011 0012" ;;
+	for_sync|v6) echo "$WBSYNC_FIXES 0014 0015 0016 0017 0018" ;;
 	patched-[0-9][0-9][0-9][0-9])
 		n=$(WBSYNC_PATCHES='' series_files | sed 's|.*/||; s|-.*||')
 		grep -qx "${1#patched-}" <<<"$n" || return 1

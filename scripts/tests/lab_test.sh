@@ -239,10 +239,10 @@ else
 fi
 # v6 is for_sync with the fixture's patches, which must apply.
 v6=$(bash -c '. "$1/scripts/lib.sh"; kernel_extra_patches v6 | wc -l; kernel_patches v6' _ "$top" | paste -sd " ")
-if [[ "$v6" = "8 0001 "*" 0012" ]]; then
-	ktap_test_pass "v6 is patches 1-12 and the fixture's 8 patches"
+if [[ "$v6" = "8 0001 "*" 0018" ]]; then
+	ktap_test_pass "v6 is patches 1-18 and the fixture's 8 patches"
 else
-	ktap_test_fail "v6 is patches 1-12 and the fixture's 8 patches (got '$v6')"
+	ktap_test_fail "v6 is patches 1-18 and the fixture's 8 patches (got '$v6')"
 fi
 expect_error "sync-report.sh refuses patched-NNNN of a patch not in the series" \
 	"unknown kernel 'patched-0099'" \
@@ -564,7 +564,7 @@ usage_status_ok()
 		 "wait-inodes-report.sh -p floppy" "module-overhead.sh -n 9" \
 		 "module-stress.sh -k nightly" "fstests.sh -Z" "build-kernel.sh nightly" \
 		 "integrity.sh patched --nope" "integrity.sh patched -f nofs" \
-		 "holes.sh patched --hole h9" "holes.sh patched -p floppy" "holes.sh patched --nfs-write often" "sync-report.sh -p floppy" \
+		 "holes.sh patched --hole h12" "holes.sh patched --hole h11 --fs ext4" "holes.sh patched --hole h9 --fs vfat" "holes.sh patched -p floppy" "holes.sh patched --nfs-write often" "sync-report.sh -p floppy" \
 		 "check.sh --nope" "prepare-tree.sh --nope" "bisect-check.sh x" \
 		 "bisect-check.sh -k nightly" "bisect-check.sh -k vanilla" "bisect-check.sh -k" \
 		 "fstests.sh -T x" "fstests.sh -T 0" "integrity.sh patched -f exfat-clean" \

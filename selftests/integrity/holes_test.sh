@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# holes_test.sh crash|verify --hole h1|h2|h4|h5|h7|h8 [options]
+# holes_test.sh crash|verify --hole h1|h2|h4|h5|h7|h8|h9|h10|h11 [options]
 #
 # Crash tests for three holes of the series' v2 sync-start cutoff (issue
 # 12, H1, H2 and H4).  Each must lose data closed before sync(2) started on a
@@ -160,12 +160,38 @@
 #     mtime (the pass wrote it).  Reached and T1 lost: FAIL; reached and
 #     kept: PASS; not reached and kept: SKIP; anything lost outside the
 #     window: FAIL.
+# h9  syncfs(2) of an eCryptfs mount, a hole of 6.12 itself.  eCryptfs on
+#     a directory of the ext4 on the second disk (no slow ext4).  F is
+#     created and made durable; --size bytes of generation 1 are written
+#     to it with write(2), which puts them in the lower file's page cache
+#     at once (ecryptfs_write_end()); syncfs(2) of the eCryptfs mount.
+#     eCryptfs has no ->sync_fs() and no block device: 6.12 writes
+#     nothing of the lower filesystem.  Boot 2 mounts both again and
+#     checks F.
+# h10 sync(2) of a page dirtied through a mapping of an eCryptfs file, a
+#     hole of 6.12 itself.  As h9, but F holds generation 1 durably and
+#     generation 2 is written through a shared mapping: only eCryptfs's
+#     own pass puts it in the lower file (ecryptfs_writepage()), after
+#     the lower ext4's pass (mounted first, synced first), and nothing
+#     writes the lower file after that.  sync(2)'s flusher kick, which
+#     may get the data there in time, is skipped with wbsync_fault.ko
+#     (--kick keeps it).  Boot 2 expects generation 2.
+# h11 fsync(2) of an inode the flushers wrote, a hole of 6.12 itself.
+#     --fs (ext2, minix, vfat or udf) on the second disk, periodic
+#     writeback every second, dirty data expiring after 5 s.  F is
+#     created and made durable; its mtime is set to T1 (touch); the
+#     flushers write the inode (WB_SYNC_NONE: its block is only marked
+#     dirty, the inode is clean; a tracefs instance sees
+#     writeback_write_inode_start for F), then fsync(F) and sysrq-b the
+#     moment it returns, seconds before the flushers would write the
+#     block device.  6.12's fsync(2) finds F clean and writes nothing.
+#     Boot 2 expects mtime T1.
 set -u
 
 usage()
 {
 	cat >&2 <<USAGE
-usage: holes_test.sh crash|verify --hole h1|h2|h4|h5|h7|h8 [options]
+usage: holes_test.sh crash|verify --hole h1|h2|h4|h5|h7|h8|h9|h10|h11 [options]
   --record FILE      record of boot 1 (default \$WBSYNC_OUT/record)
   --slow-mb MIB      data dirty on the slow ext4 at the sync (default 256)
   --read-delay-ms MS h1: dm-delay read delay (default 30000)
@@ -173,17 +199,18 @@ usage: holes_test.sh crash|verify --hole h1|h2|h4|h5|h7|h8 [options]
                      (default 300)
   --b-ms MS          h1: from the sync start to B's dirtying (default 500)
   --size BYTES       h1: F's size after the pre-sync append (default 65536);
-                     h2: F's size; h4: size of each upper file (default
-                     65536)
+                     h2, h9, h10: F's size; h4: size of each upper file
+                     (default 65536)
   --files N          h4: upper files (default 64)
   --upper TYPE       h4: ext2 or vfat (default ext2)
+  --fs TYPE          h11: ext2, minix, vfat or udf (default ext2)
   --upper-delay-ms MS  h4: dm-delay write delay between the upper
                      filesystem and the loop device (default 300)
   --nfs-delay-ms MS  h2: netem delay of every packet on lo during the
                      sync (default 300)
   --nfs-write MODE   h2: the client's write= mount option, eager or lazy
                      (default eager)
-  --kick             h1: keep sync(2)'s flusher kick (no wbsync_fault.ko)
+  --kick             h1, h10: keep sync(2)'s flusher kick (no wbsync_fault.ko)
   --write-delay-ms MS  h5: dm-delay write delay under the ext2 (default 0)
   --writers N        h5: writers (default 2)
   --run-s S          h5: seconds the writers run before the sync (default 5)
@@ -217,7 +244,7 @@ crash|verify) ;;
 *) die "unknown phase '$phase' (crash, verify)" ;;
 esac
 
-hole='' record=${WBSYNC_OUT:+$WBSYNC_OUT/record} slow_mb=256 delay_ms=30000
+hole='' record=${WBSYNC_OUT:+$WBSYNC_OUT/record} slow_mb=256 delay_ms=30000 fs=ext2
 a_ms=300 b_ms=500 size=65536 files=64 upper=ext2 kick=0 trace=0 udelay_ms=300
 nfs_delay_ms=300 nfs_write=eager
 wdelay_ms=0 writers=2 run_s=5 bg_kb=1024 file_kb=4 bdi=
@@ -237,6 +264,7 @@ while [ $# -gt 0 ]; do
 	--size) need_num "$@"; size=$2; shift 2 ;;
 	--files) need_num "$@"; files=$2; shift 2 ;;
 	--upper) need_arg "$@"; upper=$2; shift 2 ;;
+	--fs) need_arg "$@"; fs=$2; shift 2 ;;
 	--kick) kick=1; shift ;;
 	--upper-delay-ms) need_num "$@"; udelay_ms=$2; shift 2 ;;
 	--nfs-delay-ms) need_num "$@"; nfs_delay_ms=$2; shift 2 ;;
@@ -258,7 +286,8 @@ while [ $# -gt 0 ]; do
 	*) die "unknown option '$1' (see --help)" ;;
 	esac
 done
-case "$hole" in h1|h2|h4|h5|h7|h8) ;; *) die "--hole must be h1, h2, h4, h5, h7 or h8, not '$hole'" ;; esac
+case "$hole" in h1|h2|h4|h5|h7|h8|h9|h10|h11) ;; *) die "--hole must be h1, h2, h4, h5, h7, h8, h9, h10 or h11, not '$hole'" ;; esac
+case "$fs" in ext2|minix|vfat|udf) ;; *) die "--fs must be ext2, minix, vfat or udf, not '$fs'" ;; esac
 # h7mod: a hole of wbsync_h7.ko (h7, or h8: the module's mode h8)
 h7mod=0
 [ "$hole" != h7 ] && [ "$hole" != h8 ] || h7mod=1
@@ -271,7 +300,7 @@ case "$upper" in ext2|vfat) ;; *) die "--upper must be ext2 or vfat" ;; esac
 case "$nfs_write" in eager|lazy) ;; *) die "--nfs-write must be eager or lazy" ;; esac
 [ -n "$record" ] || die "no --record and no \$WBSYNC_OUT (run me in a wbsync guest)"
 [ -x "$helper" ] || die "helper '$helper' is missing"
-if [ "$phase" = crash ] && { [ "$h7mod" = 1 ] || { [ "$hole" = h1 ] && [ "$kick" = 0 ]; }; }; then
+if [ "$phase" = crash ] && { [ "$h7mod" = 1 ] || { [[ "$hole" = h1 || "$hole" = h10 ]] && [ "$kick" = 0 ]; }; }; then
 	[ -f "$module" ] || die "module '$module' is missing"
 fi
 
@@ -288,6 +317,7 @@ read -r -a disks <<<"${WBSYNC_DISKS:-}"
 slow_dev=${disks[0]:-/dev/vda} dev2=${disks[1]:-/dev/vdb}
 mslow=/mnt/holes-slow mfat=/mnt/holes-fat mlower=/mnt/holes-lower mupper=/mnt/holes-upper
 mexport=/srv/holes-export mnfs=/mnt/holes-nfs mh5=/mnt/holes-h5 mh7=/mnt/holes-h7
+mcrypt=/mnt/holes-ecryptfs mh11=/mnt/holes-h11
 img=$mlower/upper.img dm=wbsync-delay dmu=wbsync-upper udev=/dev/mapper/wbsync-upper
 loopdev=
 work=/run/wbsync-holes
@@ -312,7 +342,7 @@ cleanup()
 		[ ! -d "$h5_inst" ] || rmdir "$h5_inst"
 	fi 2>/dev/null
 
-	for m in "$mnfs" "$mupper" "$mfat" "$mlower" "$mexport" "$mslow" "$mh5" "$mh7"; do
+	for m in "$mnfs" "$mupper" "$mfat" "$mcrypt" "$mlower" "$mexport" "$mslow" "$mh5" "$mh7" "$mh11"; do
 		mountpoint -q "$m" && umount "$m"
 	done
 	! pgrep -x rpc.mountd >/dev/null || { rpc.nfsd 0; exportfs -ua; pkill -x rpc.mountd; }
@@ -647,6 +677,123 @@ h2_crash()
 	# file flushes and commits it (nfs_file_flush()).
 	exec "$helper" sync -o "$record" -f "$mnfs/F" -n "$size" -g 1 \
 		-p "bash $work/before-sync" -t "bash $work/after-sync"
+}
+
+# --- h9, h10 ----------------------------------------------------------------
+
+# eCryptfs on $mlower/crypt (options $1 first), with a passphrase key in
+# root's user keyring; boot 2 adds the same key again.
+ecryptfs_mount()
+{
+	local sig
+
+	sig=$(printf '%s' wbsync-holes | ecryptfs-add-passphrase - 2>&1 |
+		sed -n 's/^.*sig \[\([0-9a-f]*\)\].*$/\1/p')
+	[ -n "$sig" ] || { ktap_print_msg "ecryptfs-add-passphrase gave no key"; return 1; }
+	mkdir -p "$mlower/crypt" "$mcrypt" &&
+		mount -i -t ecryptfs -o "$1ecryptfs_sig=$sig,ecryptfs_cipher=aes,ecryptfs_key_bytes=16" \
+			"$mlower/crypt" "$mcrypt"
+}
+
+# The lower ext4 on $dev2, mounted first, and eCryptfs on it; min_ratio on
+# both bdis (eCryptfs has one of its own, "ecryptfs-N").
+test_ecryptfs_setup()
+{
+	local f
+
+	grep -qw ecryptfs /proc/filesystems ||
+		{ ktap_print_msg "no eCryptfs in this kernel (CONFIG_ECRYPT_FS)"; return 1; }
+	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$dev2" &&
+		mkdir -p "$mlower" && mount -t ext4 -o noatime "$dev2" "$mlower" &&
+		bdi_min_ratio "$dev2" && ecryptfs_mount "" || return 1
+	for f in /sys/class/bdi/ecryptfs-*/min_ratio; do
+		echo "$BDI_MIN_RATIO" >"$f" || return 1
+	done
+	ktap_print_msg "$(grep " $mcrypt " /proc/mounts); mount order $mlower, $mcrypt"
+}
+
+# F durable: empty (h9) or generation 1 (h10).
+test_ecryptfs_prepare()
+{
+	if [ "$hole" = h9 ]; then
+		: >"$mcrypt/F"
+	else
+		"$helper" fill -f "$mcrypt/F" -n "$size" -g 1
+	fi && sync && [ -s "$mlower/crypt/F" ]
+}
+
+ecryptfs_crash()
+{
+	local gen=1 how=-s
+
+	[ "$hole" = h9 ] || gen=2 how=-m
+	{
+		echo "hole $hole"
+		echo "fs ecryptfs"
+		echo "size $size"
+		echo "gen $gen"
+		echo "kick $kick"
+	} >>"$record"
+	log "$hole: F=$mcrypt/F, $size bytes of generation $gen $([ "$hole" = h9 ] &&
+		echo "by write(2), then syncfs(2)" || echo "through a mapping, then sync(2)")"
+	exec "$helper" sync -o "$record" -f "$mcrypt/F" -n "$size" -g "$gen" "$how"
+}
+
+h9_crash() { ecryptfs_crash; }
+h10_crash() { ecryptfs_crash; }
+
+# --- h11 --------------------------------------------------------------------
+
+# Periodic writeback every second, dirty data expires after 5 s, no
+# background writeback: the flushers write F's inode 5 s after its
+# update, and the block device's buffer, dirtied then, 5 s later.
+test_sysctl_h11()
+{
+	sysctl -q -w vm.dirty_bytes=$((8 << 30)) \
+		vm.dirty_background_bytes=$((4 << 30)) \
+		vm.dirty_writeback_centisecs=100 \
+		vm.dirty_expire_centisecs=500 \
+		vm.laptop_mode=0
+}
+
+test_h11_setup()
+{
+	case $fs in
+	ext2) mkfs.ext2 -q -F "$dev2" ;;
+	minix) mkfs.minix -2 "$dev2" >/dev/null ;;
+	vfat) mkfs.vfat "$dev2" >/dev/null ;;
+	udf) mkudffs "$dev2" >/dev/null ;;
+	esac && mkdir -p "$mh11" && mount -t "$fs" "$dev2" "$mh11" && bdi_min_ratio "$dev2"
+}
+
+test_h11_prepare()
+{
+	"$helper" fill -f "$mh11/F" -n 4096 -g 1 && sync &&
+		ktap_print_msg "F: ino $(stat -c %i "$mh11/F"), mtime $(stat -c %Y "$mh11/F")"
+}
+
+h11_crash()
+{
+	local i=/sys/kernel/tracing/instances/wbsync-h11 e=events/writeback/writeback_write_inode_start
+	local ino t1 n
+
+	# even: vfat keeps mtimes in 2 s units
+	ino=$(stat -c %i "$mh11/F") t1=$((($(stat -c %Y "$mh11/F") + 100000) / 2 * 2))
+	{
+		echo "hole h11"
+		echo "fs $fs"
+		echo "mtime $t1"
+	} >>"$record"
+	mkdir "$i" && echo "ino == $ino" >"$i/$e/filter" && echo 1 >"$i/$e/enable" || return 1
+	touch -m -d "@$t1" "$mh11/F" || return 1
+	log "h11: F's mtime set to $t1; waiting for the flushers to write F's inode"
+	for ((n = 0; n < 150; n++)); do
+		grep -q 'sync_mode=0' "$i/trace" && break
+		sleep 0.1
+	done
+	grep -q 'sync_mode=0' "$i/trace" || { log "h11: the flushers did not write F's inode"; return 1; }
+	log "h11: $(grep -m 1 -o 'writeback_write_inode_start.*' "$i/trace")"
+	exec "$helper" sync -o "$record" -f "$mh11/F" -y
 }
 
 # --- h5 ---------------------------------------------------------------------
@@ -1169,6 +1316,44 @@ test_h2_umount()
 	umount "$mexport"
 }
 
+test_ecryptfs_mount()
+{
+	mkdir -p "$mlower" && mount -t ext4 -o noatime "$dev2" "$mlower" && ecryptfs_mount ro,
+}
+
+test_ecryptfs_durable()
+{
+	local n g
+
+	n=$(record_value size) g=$(record_value gen)
+	ktap_print_msg "F: $("$helper" check -f "$mcrypt/F" -n "$n" -g "$g") ($n bytes of generation $g written before the call, which took $(awk '/^sync_ns/ { printf "%.3f s", $2 / 1e9 }' "$record"); kick $(record_value kick))"
+	"$helper" check -f "$mcrypt/F" -n "$n" -g "$g" >/dev/null
+}
+
+test_ecryptfs_umount()
+{
+	umount "$mcrypt" && umount "$mlower"
+}
+
+test_h11_mount()
+{
+	mkdir -p "$mh11" && mount -t "$(record_value fs)" -o ro "$dev2" "$mh11"
+}
+
+test_h11_durable()
+{
+	local got want
+
+	want=$(record_value mtime) got=$(stat -c %Y "$mh11/F")
+	ktap_print_msg "F's mtime on disk $got, set to $want before fsync(2), which took $(awk '/^sync_ns/ { printf "%.3f s", $2 / 1e9 }' "$record")"
+	[ "$got" = "$want" ]
+}
+
+test_h11_umount()
+{
+	umount "$mh11"
+}
+
 test_h4_mount_lower()
 {
 	mkdir -p "$mlower" && mount -t ext4 -o noatime "$dev2" "$mlower"
@@ -1251,19 +1436,26 @@ verify_ext2_window()
 
 case "$phase" in
 crash)
-	case $hole in h1) ktap_set_plan 5 ;; h2) ktap_set_plan 6 ;; h5) ktap_set_plan 3 ;; h7|h8) ktap_set_plan 4 ;; *) ktap_set_plan 7 ;; esac
+	case $hole in
+	h1|h10) ktap_set_plan 5 ;; h2) ktap_set_plan 6 ;; h5) ktap_set_plan 3 ;;
+	h7|h8|h9|h11) ktap_set_plan 4 ;; *) ktap_set_plan 7 ;;
+	esac
 	run "setup: two disks" disks
 	if [ "$h7mod" = 1 ]; then
 		run "writeback: periodic and background writeback off" sysctl
 		run "setup: ext2 -o lazytime,noatime on $dev2" h7_setup
 		run "module: wbsync_h7 loaded (window_ms $window_ms, hold_ms $hold_ms)" h7_module
+	elif [ "$hole" = h11 ]; then
+		run "writeback: periodic writeback every second, expiry after 5 s" sysctl_h11
+		run "setup: $fs on $dev2" h11_setup
+		run "prepare: F, 4096 bytes, durable" h11_prepare
 	elif [ "$hole" = h5 ]; then
 		run "writeback: periodic writeback off, background at $bg_kb KiB" sysctl_h5
 		run "setup: ext2 -o lazytime on dm-delay over $dev2 (write delay $wdelay_ms ms)" h5_setup
 	else
 		run "writeback: periodic and background writeback off" sysctl
 	fi
-	if [ "$hole" = h5 ] || [ "$h7mod" = 1 ]; then
+	if [ "$hole" = h5 ] || [ "$h7mod" = 1 ] || [[ " h9 h10 h11 " = *" $hole "* ]]; then
 		:
 	elif [ "$hole" = h2 ]; then
 		run "setup: ext4 on $dev2 exported by knfsd, mounted first" h2_export
@@ -1273,8 +1465,18 @@ crash)
 	else
 		run "setup: slow ext4 on $slow_dev, mounted first" slow_fs
 	fi
-	if [ "$hole" = h5 ] || [ "$h7mod" = 1 ]; then
+	if [ "$hole" = h5 ] || [ "$h7mod" = 1 ] || [ "$hole" = h11 ]; then
 		:
+	elif [ "$hole" = h9 ] || [ "$hole" = h10 ]; then
+		if [ "$hole" = h9 ]; then
+			:
+		elif [ "$kick" = 0 ]; then
+			run "fault: wbsync_fault skips sync(2)'s flusher kick" fault
+		else
+			ktap_test_skip "fault: wbsync_fault skips sync(2)'s flusher kick (--kick)"
+		fi
+		run "setup: ext4 on $dev2, mounted first, eCryptfs on it, second" ecryptfs_setup
+		run "prepare: F on eCryptfs, $([ "$hole" = h9 ] && echo empty || echo "generation 1"), durable" ecryptfs_prepare
 	elif [ "$hole" = h1 ]; then
 		if [ "$kick" = 0 ]; then
 			run "fault: wbsync_fault skips sync(2)'s flusher kick" fault
@@ -1315,6 +1517,18 @@ verify)
 		run "mount: vfat after the crash" h1_mount
 		run "h1: F has its pre-sync size and content" h1_durable
 		run "umount: vfat" h1_umount
+	elif [ "$hole" = h11 ]; then
+		ktap_set_plan 4
+		run "record: fsync(2) returned before the crash" record
+		run "mount: $(record_value fs) after the crash" h11_mount
+		run "h11: F's mtime on disk is the one set before fsync(2)" h11_durable
+		run "umount: $(record_value fs)" h11_umount
+	elif [ "$hole" = h9 ] || [ "$hole" = h10 ]; then
+		ktap_set_plan 4
+		run "record: the sync returned before the crash" record
+		run "mount: the lower ext4 and eCryptfs after the crash" ecryptfs_mount
+		run "$hole: F has the data written before $([ "$hole" = h9 ] && echo "syncfs(2)" || echo "sync(2)")" ecryptfs_durable
+		run "umount: eCryptfs and the lower ext4" ecryptfs_umount
 	elif [ "$hole" = h2 ]; then
 		ktap_set_plan 4
 		run "record: sync(2) returned before the crash" record

@@ -23,11 +23,13 @@
  *	S: sync(2); -B MS after C, task B dirties FILE again through a shared
  *	mapping (it writes back the byte that is there: no content change),
  *	while A still holds I_SYNC.  When sync(2) returns: record, sysrq-b.
- *   wbsync_holes sync -o RECORD [-f FILE [-n SIZE] [-g GEN]] [-p CMD] [-t CMD]
+ *   wbsync_holes sync -o RECORD [-f FILE [-n SIZE] [-g GEN] [-m]] [-s|-y] [-p CMD] [-t CMD]
  *	run -p CMD; with -f, a child writes SIZE bytes of generation GEN
- *	to the existing FILE and holds it open until the crash (h2: an NFS
- *	close would write and commit); take the sync start C, sync(2),
- *	record, sysrq-b.
+ *	to the existing FILE (-m: through a shared mapping, FILE at least
+ *	SIZE bytes long) and holds it open until the crash (h2: an NFS
+ *	close would write and commit); take the sync start C, sync(2)
+ *	(-s: syncfs(2) of FILE's filesystem; -y: fsync(2) of FILE, which
+ *	is not written), record, sysrq-b.
  *   wbsync_holes spray -d DIR [-n SIZE]
  *	create files DIR/f0, f1, ... of SIZE bytes (default 4096), one after
  *	the other, until killed (h5's writers).
@@ -425,7 +427,19 @@ static int do_h1(const char *file, uint64_t init, uint64_t size,
  * close-on-exec copy: the -t CMD child of a process holding FILE would
  * commit it, and only the sync may.  The child never forks.
  */
-static void write_and_hold(const char *file, uint64_t size, unsigned int gen)
+/* Write [0, size) of generation gen through a shared mapping of fd. */
+static void write_mapped(int fd, uint64_t size, unsigned int gen)
+{
+	unsigned char *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+				fd, 0);
+
+	if (p == MAP_FAILED)
+		die("mmap: %s", strerror(errno));
+	fill_buf(p, size, gen, 0);
+}
+
+static void write_and_hold(const char *file, uint64_t size, unsigned int gen,
+			   int mapped)
 {
 	int p[2];
 	pid_t pid;
@@ -437,13 +451,17 @@ static void write_and_hold(const char *file, uint64_t size, unsigned int gen)
 	if (pid < 0)
 		die("fork: %s", strerror(errno));
 	if (pid == 0) {
-		int fd = open(file, O_WRONLY);
+		int fd = open(file, mapped ? O_RDWR : O_WRONLY);
 
 		if (fd < 0)
 			die("open %s: %s", file, strerror(errno));
-		write_range(fd, gen, 0, size);
-		logmsg("%llu bytes of generation %u written to %s (held open by pid %d)",
-		       (unsigned long long)size, gen, file, (int)getpid());
+		if (mapped)
+			write_mapped(fd, size, gen);
+		else
+			write_range(fd, gen, 0, size);
+		logmsg("%llu bytes of generation %u written to %s%s (held open by pid %d)",
+		       (unsigned long long)size, gen, file,
+		       mapped ? " through a shared mapping" : "", (int)getpid());
 		if (write(p[1], "w", 1) != 1)
 			die("pipe: %s", strerror(errno));
 		for (;;)
@@ -455,22 +473,35 @@ static void write_and_hold(const char *file, uint64_t size, unsigned int gen)
 	close(p[0]);
 }
 
+/* What do_sync() calls: sync(2), syncfs(2) or fsync(2) */
+enum sync_call { CALL_SYNC, CALL_SYNCFS, CALL_FSYNC };
+
 static int do_sync(const char *file, uint64_t size, unsigned int gen,
-		   const char *precmd)
+		   int mapped, enum sync_call how, const char *precmd)
 {
+	static const char * const names[] = { "sync(2)", "syncfs(2)", "fsync(2)" };
+	const char *call = names[how];
 	double t_c, t_ret;
-	int sysrq;
+	int sysrq, fd = -1;
 
 	open_sysrq(&sysrq);
+	if (how != CALL_SYNC) {
+		fd = open(file, O_RDONLY);
+		if (fd < 0)
+			die("open %s: %s", file, strerror(errno));
+	}
 	run_cmd("pre", precmd);
-	if (file)
-		write_and_hold(file, size, gen);
+	if (file && how != CALL_FSYNC)
+		write_and_hold(file, size, gen, mapped);
 	t_c = now();
 	record("sync_start %.6f", t_c);
-	logmsg("sync(2) starts (C)");
-	sync();
+	logmsg("%s starts (C)", call);
+	if (how == CALL_SYNC)
+		sync();
+	else if (how == CALL_SYNCFS ? syncfs(fd) : fsync(fd))
+		die("%s %s: %s", call, file, strerror(errno));
 	t_ret = now();
-	logmsg("sync(2) returned after %.3f s", t_ret - t_c);
+	logmsg("%s returned after %.3f s", call, t_ret - t_c);
 	record("sync_ns %.0f", (t_ret - t_c) * 1e9);
 	record("sync_done");
 	run_cmd("dump", dumpcmd);
@@ -904,7 +935,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: wbsync_holes fill|check -f FILE -n SIZE [-g GEN]\n"
 		"       wbsync_holes h1 -f FILE -o RECORD [-i INIT] [-n SIZE] [-l CMD] [-p CMD] [-w CMD] [-A MS] [-B MS]\n"
-		"       wbsync_holes sync -o RECORD [-f FILE [-n SIZE] [-g GEN]] [-p CMD] [-t CMD]\n"
+		"       wbsync_holes sync -o RECORD [-f FILE [-n SIZE] [-g GEN] [-m]] [-s|-y] [-p CMD] [-t CMD]\n"
 		"       wbsync_holes spray -d DIR [-n SIZE]\n"
 		"       wbsync_holes mtime -f FILE\n"
 		"       wbsync_holes h5 -f FILE -o RECORD -b BDI -w INSTANCE [-D MS] [-p CMD] [-t CMD]\n"
@@ -934,7 +965,8 @@ int main(int argc, char **argv)
 	uint64_t size = 65536, init = 4096;
 	unsigned int gen = 1;
 	long a_ms = 1500, b_ms = 500;
-	int size_set = 0;
+	int size_set = 0, mapped = 0;
+	enum sync_call how = CALL_SYNC;
 	const char *cmd;
 	int opt;
 
@@ -942,7 +974,7 @@ int main(int argc, char **argv)
 		usage();
 	cmd = argv[1];
 	optind = 2;
-	while ((opt = getopt(argc, argv, "f:n:g:o:i:l:p:w:t:A:B:d:b:D:")) != -1) {
+	while ((opt = getopt(argc, argv, "f:n:g:o:i:l:p:w:t:A:B:d:b:D:msy")) != -1) {
 		switch (opt) {
 		case 'f':
 			file = optarg;
@@ -986,6 +1018,15 @@ int main(int argc, char **argv)
 			break;
 		case 'D':
 			delay_ms = num_arg(opt, optarg, 0, 10000);
+			break;
+		case 'm':
+			mapped = 1;
+			break;
+		case 's':
+			how = CALL_SYNCFS;
+			break;
+		case 'y':
+			how = CALL_FSYNC;
 			break;
 		default:
 			usage();
@@ -1033,8 +1074,11 @@ int main(int argc, char **argv)
 		h7_params = inflight;
 		return do_h7(cmd, file, precmd);
 	}
-	if (!strcmp(cmd, "sync"))
-		return do_sync(file, size, gen, precmd);
+	if (!strcmp(cmd, "sync")) {
+		if ((mapped || how != CALL_SYNC) && !file)
+			usage();
+		return do_sync(file, size, gen, mapped, how, precmd);
+	}
 	usage();
 	return 2;
 }
