@@ -1401,6 +1401,16 @@ test_h4_umount()
 	losetup -d "$loopdev" && loopdev= && umount "$mlower"
 }
 
+# h1, h10: sync(2)'s flusher kick skipped, unless --kick keeps it
+fault_step()
+{
+	if [ "$kick" = 0 ]; then
+		run "fault: wbsync_fault skips sync(2)'s flusher kick" fault
+	else
+		ktap_test_skip "fault: wbsync_fault skips sync(2)'s flusher kick (--kick)"
+	fi
+}
+
 ktap_print_header
 # verify_ext2_window DESC MNT DURABLE UMOUNT: boot 2 of h5, h7 and h8, four
 # tests: the record, the ext2 mounted read-only on MNT, DURABLE as DESC
@@ -1468,21 +1478,11 @@ crash)
 	if [ "$hole" = h5 ] || [ "$h7mod" = 1 ] || [ "$hole" = h11 ]; then
 		:
 	elif [ "$hole" = h9 ] || [ "$hole" = h10 ]; then
-		if [ "$hole" = h9 ]; then
-			:
-		elif [ "$kick" = 0 ]; then
-			run "fault: wbsync_fault skips sync(2)'s flusher kick" fault
-		else
-			ktap_test_skip "fault: wbsync_fault skips sync(2)'s flusher kick (--kick)"
-		fi
+		[ "$hole" = h9 ] || fault_step
 		run "setup: ext4 on $dev2, mounted first, eCryptfs on it, second" ecryptfs_setup
 		run "prepare: F on eCryptfs, $([ "$hole" = h9 ] && echo empty || echo "generation 1"), durable" ecryptfs_prepare
 	elif [ "$hole" = h1 ]; then
-		if [ "$kick" = 0 ]; then
-			run "fault: wbsync_fault skips sync(2)'s flusher kick" fault
-		else
-			ktap_test_skip "fault: wbsync_fault skips sync(2)'s flusher kick (--kick)"
-		fi
+		fault_step
 		run "setup: vfat on dm-delay over $dev2, mounted second" h1_setup
 	elif [ "$hole" = h2 ] || [ "$hole" = h5 ]; then
 		:
