@@ -7,6 +7,8 @@
 #                     sync report (DEMO_ARGS: scripts/sync-report.sh options),
 #                     then pgbench (PGBENCH_ARGS: pgbench-report.sh options)
 #   make check        the tests; closing line "N passed, N failed, N skipped"
+#   make full-check   make check with the crash test on every filesystem and
+#                     layout and the power cut on every filesystem
 #   make quick        the module, the docs, the kselftests in a patched guest
 #                     and one crash cycle: for a change in progress
 #   make debug-check  the guest selftests, the crash tests and fstests on ext4
@@ -45,7 +47,7 @@ KDIR ?= /lib/modules/$(shell uname -r)/build
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
 DKMS_TREE ?= /usr/src/wbsync-$(VERSION)
 
-.PHONY: all help quick docs results demo check debug-check kcsan-check fresh-check soak naive-check module-stress module-overhead sfr-bench wait-inodes-bench \
+.PHONY: all help quick docs results demo check full-check debug-check kcsan-check fresh-check soak naive-check module-stress module-overhead sfr-bench wait-inodes-bench \
 	pgbench-bench bisect-check fstests deps kernels module dkms-tree clean distclean
 
 all: module
@@ -58,6 +60,9 @@ help:
 
 check:
 	scripts/check.sh
+
+full-check:
+	scripts/check.sh --full
 
 quick:
 	scripts/check.sh --quick

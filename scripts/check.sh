@@ -1,12 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# check.sh [--debug | --quick]: the test command (make check).  Builds the patched
-# kernel and the module, tests the lab on the host, boots the patched
-# kernel and Debian's stock kernel of the same source with the selftests,
-# runs the integrity crash test (also as a power cut, --layout logwrites,
-# on $CHECK_POWERCUT_FS) and a one-run sync report, and sums every
-# TAP result into one closing line.  Exit 1 on any failure.
+# check.sh [--full | --debug | --quick]: the test command (make check).
+# Builds the patched kernel and the module, tests the lab on the host,
+# boots the patched kernel and Debian's stock kernel of the same source
+# with the selftests, runs the integrity crash test on ext4 (every mode),
+# with the ->wait_inodes() test user, and as a power cut (--layout
+# logwrites) on $CHECK_POWERCUT_FS, and sums every TAP result into one
+# closing line.  Exit 1 on any failure.
+#
+# --full (make full-check): the same, with the crash test on every
+# filesystem and layout, the power cut on every filesystem, 10 module
+# loads under stress and a one-run sync report.  Results in
+# output/full-check.
 #
 # --debug (make debug-check): the same on the patched kernel of the debug
 # variant (lockdep, KASAN, DEBUG_LIST, kmemleak, KUnit), where any kernel
@@ -30,14 +36,16 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-debug=0 quick=0
+debug=0 quick=0 full=0
 case "${1:-}" in
 --debug) debug=1; export WBSYNC_VARIANT=debug ;;
 --quick) quick=1 ;;
+--full) full=1 ;;
 "") ;;
-*) usage_error "usage: check.sh [--debug | --quick]" ;;
+*) usage_error "usage: check.sh [--full | --debug | --quick]" ;;
 esac
 out=$WBSYNC_TOP/output/check
+[ "$full" = 0 ] || out=$WBSYNC_TOP/output/full-check
 [ "$debug" = 0 ] || out=$WBSYNC_TOP/output/debug-check
 [ "$quick" = 0 ] || out=$WBSYNC_TOP/output/quick
 # Crash cycles per mode of the main integrity run (4 modes).
@@ -48,8 +56,13 @@ CHECK_INTEGRITY_ARGS=${CHECK_INTEGRITY_ARGS:---files 400 --budget 32}
 # The power-cut runs (integrity.sh --layout logwrites, sync mode, one boot
 # a filesystem): on 6.12, vfat, ext2, udf, minix and exfat mounted dirty
 # lose what sync(2) wrote (scripts/powercut.sh's table); the series'
-# fixes flush for them.
-CHECK_POWERCUT_FS=${CHECK_POWERCUT_FS:-ext4 xfs vfat exfat exfat-dirty ext2 udf minix}
+# fixes flush for them.  make check: FAT and ext2's block-device
+# metadata; make full-check: every filesystem.
+if [ "$full" = 1 ]; then
+	CHECK_POWERCUT_FS=${CHECK_POWERCUT_FS:-ext4 xfs vfat exfat exfat-dirty ext2 udf minix}
+else
+	CHECK_POWERCUT_FS=${CHECK_POWERCUT_FS:-vfat ext2}
+fi
 rm -rf "$out"
 mkdir -p "$out"
 "$WBSYNC_TOP/scripts/deps.sh" || die "installing dependencies failed"
@@ -167,11 +180,13 @@ if [ "$quick" = 0 ]; then
 	KSRC=$ksrc "$WBSYNC_TOP/scripts/tests/deps_test.sh" | tee "$out/deps_test.tap"
 	taps+=("$out/deps_test.tap")
 fi
-if [ -n "${kdir[patched]:-}" ] && [ "$debug" = 0 ] && [ "$quick" = 0 ]; then
-	log "testing the lab (scripts/tests/lab_test.sh)"
-	KSRC=$ksrc KERNEL=${kdir[patched]} "$WBSYNC_TOP/scripts/tests/lab_test.sh" | tee "$out/lab_test.tap"
-	taps+=("$out/lab_test.tap")
-fi
+# The lab's own tests, on the host beside the selftest guests below.
+lab_test()
+{
+	[ -n "${kdir[patched]:-}" ] && [ "$debug" = 0 ] && [ "$quick" = 0 ] || return 0
+	KSRC=$ksrc KERNEL=${kdir[patched]} "$WBSYNC_TOP/scripts/tests/lab_test.sh" >"$out/lab_test.tap"
+	log "lab tests: $(tail -n 1 "$out/lab_test.tap")"
+}
 
 # The guest selftests; guest-tests writes NAME.tap for each.  KASAN and
 # lockdep make the debug guest several times slower.
@@ -194,7 +209,7 @@ guest_selftests()
 	# shellcheck disable=SC2086
 	vm_run --quiet --accel tcg-single ${boot[$k]} --out "$out/$k" \
 		--disks 2 --disk-size 1G --profile "$CHECK_PROFILE" --timeout "$guest_timeout" -- \
-		env KSRC="$ksrc" WBSYNC_MODULE="${module[$k]}" WBSYNC_STRESS_LOADS=$((quick ? 3 : 10)) \
+		env KSRC="$ksrc" WBSYNC_MODULE="${module[$k]}" WBSYNC_STRESS_LOADS=$((full ? 10 : 3)) \
 		WBSYNC_WAIT_USER="${wait_user[$k]}" WBSYNC_BIN="$WBSYNC_TOP/output/selftests" \
 		"$WBSYNC_TOP/scripts/guest-tests" "${guest_progs[@]}"
 }
@@ -250,14 +265,15 @@ kselftest()
 	log "kselftest target: $(cat "$out/kselftest/vm-run.status")"
 }
 
-# The integrity crash test, 23 crash cycles on the series: one cycle of
-# each mode on ext4 (shared layout: two filesystems on one disk's bdi;
-# its nosync mode is the control that must lose files), on vfat and on
-# xfs, and with dm-flakey on two disks; sync(2) and syncfs(2) with both
-# filesystems hooked by the ->wait_inodes() test user; exfat, ext2, udf
-# and minix, whose inode writes the for_sync patches leave to the block
-# device sync.  Then one power cut (dm-log-writes) when sync(2) returns on each
-# of $CHECK_POWERCUT_FS.  make soak runs vanilla's.
+# The integrity crash test.  make check: one cycle of each mode on ext4
+# (shared layout: two filesystems on one disk's bdi; its nosync mode is
+# the control that must lose files), sync(2) and syncfs(2) with both
+# filesystems hooked by the ->wait_inodes() test user, and a power cut
+# (dm-log-writes) when sync(2) returns on each of $CHECK_POWERCUT_FS.
+# make full-check adds every mode on vfat and xfs and with dm-flakey on
+# two disks, and exfat, ext2, udf and minix, whose inode writes the
+# for_sync patches leave to the block device sync.  make soak runs
+# vanilla's.
 # Two guests at a time: one guest leaves a core idle much of the time.
 # The naive fixture needs a third kernel build: make naive-check.
 integrity()
@@ -289,6 +305,9 @@ elif [ "$debug" = 1 ]; then
 			"a patched-wait-user patched --wait-user --modes sync,syncfs"
 			"b patched-xfs patched --fs xfs --modes all"
 			"b patched-flakey patched --layout flakey --modes all")
+elif [ "$full" = 0 ]; then
+	integrity_runs=("a patched-ext4 patched --cycles $CHECK_INTEGRITY_CYCLES --modes all"
+			"b patched-wait-user patched --wait-user --modes sync,syncfs")
 else
 	integrity_runs=("a patched-ext4 patched --cycles $CHECK_INTEGRITY_CYCLES --modes all"
 			"a patched-vfat patched --fs vfat --modes all"
@@ -299,10 +318,13 @@ else
 			"b patched-ext2 patched --fs ext2 --modes sync"
 			"b patched-udf patched --fs udf --modes syncfs"
 			"b patched-minix patched --fs minix --modes sync")
-	g=a
+fi
+if [ "$quick" = 0 ] && [ "$debug" = 0 ]; then
+	# make check: beside the ext4 run's four modes; make full-check: both groups.
+	g=b
 	for f in $CHECK_POWERCUT_FS; do
 		integrity_runs+=("$g patched-powercut-$f patched --layout logwrites --fs $f --modes sync")
-		[ "$g" = a ] && g=b || g=a
+		[ "$full" = 0 ] || { [ "$g" = a ] && g=b || g=a; }
 	done
 	log "power-cut runs on $CHECK_POWERCUT_FS"
 fi
@@ -315,8 +337,9 @@ integrity_group()
 		[ "${r%% *}" != "$1" ] || integrity ${r#* }
 	done
 }
-# Three single-threaded guests, one host thread each; make quick's one
-# crash cycle runs beside its one selftest guest.
+# Three single-threaded guests, one host thread each, and the lab's tests
+# on the host; make quick's one crash cycle runs beside its one selftest
+# guest.
 log "selftests in a vanilla and a patched guest, and as a kselftest target"
 selftests vanilla >"$out/selftests-vanilla.log" 2>&1 &
 selftests patched >"$out/selftests-patched.log" 2>&1 &
@@ -325,8 +348,11 @@ if [ "$quick" = 1 ]; then
 else
 	kselftest >"$out/kselftest.log" 2>&1 &
 fi
+lab_test
 wait
-cat "$out/selftests-vanilla.log" "$out/selftests-patched.log" "$out/kselftest.log" 2>/dev/null
+cat "$out/selftests-vanilla.log" "$out/selftests-patched.log" "$out/kselftest.log" \
+	"$out/lab_test.tap" 2>/dev/null
+[ ! -f "$out/lab_test.tap" ] || taps+=("$out/lab_test.tap")
 for k in vanilla patched; do
 	[ -n "${boot[$k]:-}" ] || continue
 	for p in "${guest_progs[@]}"; do
@@ -370,7 +396,7 @@ if [ "$debug" = 1 ]; then
 	log "fstests: $(grep -c '^ok' "$out/fstests.tap") ok, $(grep -c '^not ok' "$out/fstests.tap") not ok"
 fi
 
-if [ -n "${boot[vanilla]:-}" ] && [ -n "${boot[patched]:-}" ] && [ "$quick" = 0 ]; then
+if [ -n "${boot[vanilla]:-}" ] && [ -n "${boot[patched]:-}" ] && [ "$full" = 1 ]; then
 	log "sync report, short mode, one run (its timings do not fail the check)"
 	"$WBSYNC_TOP/scripts/sync-report.sh" --short -r 1 -s -p "$CHECK_PROFILE" -c "kernel wbsync" \
 		-o "$out/report"
