@@ -1,24 +1,26 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# results.sh [--check] [-d RESULTS_DIR] [--rst RST] [--readme README]
+# results.sh [--check] [-d RESULTS_DIR] [--rst RST] [--readme README] [--headline NAME]
 #
 # Writes Documentation/results.rst, the results of record, from results/,
 # and README's headline table (the lines between its "[results.sh]"
-# markers: each run's title and its table without the regime):
+# markers: the title of the run results/NAME, default ablation, and its
+# table without the regime):
 # a section for each directory there that holds the results.tsv, params
 # and meta of a run of sync-report.sh (-o results/NAME).  Each gives the
 # run's command, date, series, base, host and kernels (meta), then per
 # cell and kernel the sync seconds (min / median / max of the runs),
 # vanilla's median over the kernel's, the sync over its rate bound and
-# the regime, as sync-report.sh -R computes them (its summary.tsv).  A
+# the regime and the writers' rate, as sync-report.sh -R computes them
+# (its summary.tsv).  A
 # directory of scripts/powercut.sh -o (its params say report="powercut")
 # gives a section with its table, as powercut.sh -R renders it, and
 # nothing in README.  Without a run the file says that none is recorded.
 # --check writes to a temporary file instead and fails (exit 1, with the
 # difference) if RST or README differs from it: make check runs it.  -d,
-# --rst and --readme (default results, Documentation/results.rst and
-# README) are for the tests.
+# --rst, --readme and --headline (default results, Documentation/results.rst,
+# README and ablation) are for the tests.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -34,8 +36,9 @@ meta_fields()
 }
 
 
-usage="usage: results.sh [--check] [-d RESULTS_DIR] [--rst RST] [--readme README]"
+usage="usage: results.sh [--check] [-d RESULTS_DIR] [--rst RST] [--readme README] [--headline NAME]"
 check=0 dir=$WBSYNC_TOP/results rst=$WBSYNC_TOP/Documentation/results.rst readme=$WBSYNC_TOP/README
+headline=ablation
 if [ "${1:-}" = --check ]; then
 	check=1
 	shift
@@ -46,6 +49,7 @@ while [ $# -gt 0 ]; do
 	-d) dir=$2 ;;
 	--rst) rst=$2 ;;
 	--readme) readme=$2 ;;
+	--headline) headline=$2 ;;
 	*) usage_error "$usage" ;;
 	esac
 	shift 2
@@ -120,19 +124,15 @@ powercut_section()
 	echo "Results of record"
 	echo "================="
 	echo
-	echo "The numbers the lab stands by, one section for each run of record: a"
-	echo "directory of \`\`results/\`\` that holds the run's \`\`results.tsv\`\` (one line"
-	echo "a sync), \`\`params\`\` and \`\`meta\`\`, as \`\`scripts/sync-report.sh -o\`\`"
-	echo "writes them.  Per cell (filesystem type, busy filesystems) and kernel:"
-	echo "the sync seconds over the runs, vanilla's median over the kernel's, the"
-	echo "sync over its rate bound (the median of the runs' ratios) and the regime"
-	echo "(medians of the guest's idle CPU and of the busiest disk's busy share),"
-	echo "as :doc:\`lab\` defines them (\"The rate bound\", \"The regime\");"
-	echo "\`\`scripts/sync-report.sh -R DIR\`\` renders a run's full report.  A"
-	echo "power-cut run (\`\`scripts/powercut.sh -o\`\`, :doc:\`testing\`, \"Power-cut"
-	echo "mode\") gives its table of kept and lost data instead.  This file is"
-	echo "written by \`\`scripts/results.sh\`\` from those files."
-	n=0
+	echo "One section a run of record: a directory of \`\`results/\`\` with its"
+	echo "\`\`results.tsv\`\`, \`\`params\`\` and \`\`meta\`\` (commands: \`\`results/README\`\`).  Per"
+	echo "cell and kernel: sync seconds, vanilla's median over the kernel's, the sync"
+	echo "over its rate bound (median of the runs' ratios), the regime (medians of"
+	echo "guest CPU idle and busiest disk busy; :doc:\`lab\`) and the writers' MB/s"
+	echo "over the load and the sync (median); \`\`scripts/sync-report.sh -R DIR\`\`"
+	echo "renders a run's full report.  A power-cut run (:doc:\`testing\`) gives kept"
+	echo "and lost data."
+	n=0 sync_runs=0
 	for d in "$dir"/*/; do
 		d=${d%/}
 		[ -f "$d/results.tsv" ] || continue
@@ -143,9 +143,10 @@ powercut_section()
 			powercut_section "$d" "$t"
 			continue
 		fi
+		sync_runs=$((sync_runs + 1))
 		"$WBSYNC_TOP/scripts/sync-report.sh" -R "$t" >/dev/null 2>"$tmp/err" ||
 			die "sync-report.sh -R $d failed: $(cat "$tmp/err")"
-		title=$(sed -n '1s/^# //p' "$t/report.md")
+		title="$(sed -n '1s/^# //p' "$t/report.md") (${d##*/})"
 		# shellcheck source=/dev/null
 		kernels=$(. "$t/params" && echo "$kernels")
 		# shellcheck source=/dev/null disable=SC2154
@@ -159,7 +160,7 @@ powercut_section()
 		echo ":Files: \`\`results/${d##*/}/\`\`"
 		echo
 		{
-			printf 'fs\tbusy fs\tkernel\truns\tsync (s): min / median / max\tvanilla / kernel\tsync / rate bound\tCPU idle (%%)\tdisk busy (%%)\n'
+			printf 'fs\tbusy fs\tkernel\truns\tsync (s): min / median / max\tvanilla / kernel\tsync / rate bound\tCPU idle (%%)\tdisk busy (%%)\twriters (MB/s)\n'
 			# cells as sync-report.sh orders them, kernels in -k order
 			awk -F'\t' -v OFS='\t' -v kernels="$kernels" '
 			BEGIN { nk = split(kernels, ks, " "); for (i = 1; i <= nk; i++) rank[ks[i]] = i }
@@ -168,11 +169,13 @@ powercut_section()
 				k = $3; sub(/\/.*/, "", k); busy = $2; sub(/s$/, " on one disk", busy)
 				print $1, $2, rank[k] + 0, $3, $1, busy, $3, $4, $5 " / " $6 " / " $7,
 					(v[$1, $2] != "" && $6 > 0) ? sprintf("%.2fx", v[$1, $2] / $6) : "-",
-					$13 == "-" ? "-" : $13 "x", $9, $10
+					$13 == "-" ? "-" : $13 "x", $9, $10, $15 == "" ? "-" : $15
 			}' "$t/summary.tsv" "$t/summary.tsv" | LC_ALL=C sort -t$'\t' -k1,1 -k2,2 -k3,3n -k4,4 | cut -f5-
 		} >"$tmp/table.tsv"
 		rst_table <"$tmp/table.tsv"
-		# README: the title and the table without the runs and the regime
+		# README: the headline run's title and table, without the runs
+		# and the regime
+		[ "${d##*/}" = "$headline" ] || continue
 		{
 			echo
 			echo "$title:"
@@ -180,6 +183,8 @@ powercut_section()
 			cut -f1-3,5-7 "$tmp/table.tsv" | rst_table | sed 's/^/  /; s/\\-/- /g'
 		} >>"$tmp/readme-table"
 	done
+	[ "$sync_runs" = 0 ] || [ -f "$tmp/readme-table" ] ||
+		die "no run of sync-report.sh in results/$headline for README's headline table"
 	if [ "$n" = 0 ]; then
 		echo
 		echo "No run is recorded yet: \`\`results/\`\` holds no run's files."

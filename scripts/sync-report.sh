@@ -300,22 +300,25 @@ tail -n +2 "$tsv" | sort -t$'\t' -k2,2 -k3,3 -k1,1 -k5,5g | awk -F'\t' "$AWK_MED
 function flush() {
 	if (!cnt)
 		return
-	printf "%s\t%s\t%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\n", f, n, k, cnt, s[1],
+	printf "%s\t%s\t%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", f, n, k, cnt, s[1],
 		(cnt % 2 ? s[(cnt + 1) / 2] : (s[cnt / 2] + s[cnt / 2 + 1]) / 2), s[cnt],
 		median(b, cnt), ni ? sprintf("%.0f", median(idle, ni)) : "-",
 		nb ? sprintf("%.0f", median(busy, nb)) : "-",
 		nh ? sprintf("%.0f", median(host, nh)) : "-",
 		nq ? sprintf("%.2f", median(q, nq)) : "-",
 		nq ? sprintf("%.2f", median(qr, nq)) : "-",
-		nw ? sprintf("%.0f", median(held, nw)) : "-"
+		nw ? sprintf("%.0f", median(held, nw)) : "-",
+		nr ? sprintf("%.1f", median(wr, nr) / 1e6) : "-"
 }
 {
-	if ($2 != f || $3 != n || $1 != k) { flush(); cnt = 0; ni = 0; nb = 0; nh = 0; nq = 0; nw = 0 }
+	if ($2 != f || $3 != n || $1 != k) { flush(); cnt = 0; ni = 0; nb = 0; nh = 0; nq = 0; nw = 0; nr = 0 }
 	f = $2; n = $3; k = $1; cnt++; s[cnt] = $5; b[cnt] = $8
 	# runs measured before the regime was recorded have no value
 	if ($9 != "") idle[++ni] = $9
 	if ($10 != "") busy[++nb] = $10
 	if ($12 != "") host[++nh] = $12
+	# the rate of the writers over the load and the sync
+	if ($27 != "" && $27 != "-") wr[++nr] = $27
 	# the rate bound (sync_measure.sh), and the sync of each run over it
 	if ($13 != "" && $13 != "-" && $13 > 0) { q[++nq] = $13; qr[nq] = $5 / $13 }
 	# the busiest disk idle while its flusher had work, % of the sync,
